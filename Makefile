@@ -1,0 +1,32 @@
+# Two commands a newcomer needs: `make demo` and `make test`.
+# Everything is installed into .venv from the project's own files.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck pytest bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
+	$(BIN)/python -m pip install --quiet -e . --group test
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python examples/demo.py
+
+test: lint typecheck pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check toolkit tests examples benchmarks
+	$(BIN)/ruff format --check toolkit tests examples benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf .venv .venv-* .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+
+_META = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
+
+
+def assert_valid_schema(schema: Any) -> None:
+    """Fail unless `schema` is valid against the Draft 2020-12 meta-schema."""
+    errors = [error.message for error in _META.iter_errors(schema)]
+    assert errors == [], f"not a valid Draft 2020-12 schema: {errors}"
+
+
+@pytest.fixture(name="valid_schema")
+def fixture_valid_schema() -> Any:
+    return assert_valid_schema

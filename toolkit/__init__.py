@@ -1,0 +1,44 @@
+"""toolkit: turn annotated Python functions into LLM tools.
+
+`@tool` derives a tool's JSON Schema from the type hints and its description
+from the docstring. See README.md for the tour.
+"""
+
+from ._context import Context as Context
+from ._exceptions import DuplicateToolError as DuplicateToolError
+from ._exceptions import ToolDefinitionError as ToolDefinitionError
+from ._exceptions import ToolError as ToolError
+from ._exceptions import ToolkitError as ToolkitError
+from ._param import Param as Param
+from ._results import TextUI as TextUI
+from ._results import ToolResult as ToolResult
+from ._results import Widget as Widget
+from ._results import WidgetUI as WidgetUI
+from ._schema import json_schema as json_schema
+from ._tool import AITool as AITool
+from ._tool import Tool as Tool
+from ._tool import tool as tool
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AITool",
+    "Context",
+    "DuplicateToolError",
+    "Param",
+    "TextUI",
+    "Tool",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolResult",
+    "ToolkitError",
+    "Widget",
+    "WidgetUI",
+    "json_schema",
+    "tool",
+]
+
+# Reprs and tracebacks show `toolkit.Tool`, not `toolkit._tool.Tool` (as httpx does).
+for _name in __all__:
+    globals()[_name].__module__ = "toolkit"
+del _name

@@ -1,0 +1,32 @@
+"""`Context`: what a tool function receives when it asks for it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
+
+__all__ = ["Context"]
+
+DepsT = TypeVar("DepsT", default=Any)
+
+
+@dataclass(frozen=True, slots=True)
+class Context(Generic[DepsT]):
+    """The call's context, injected into a parameter annotated `Context`.
+
+    The parameter never appears in the schema the model sees. Annotate it
+    `Context[MyDeps]` to type `deps`.
+
+    Attributes:
+        agent_id: The agent that runs the call.
+        call_id: The model's id for this call, used to match the result.
+        tool_name: The name of the tool being called.
+        deps: Whatever the caller passed as `deps=` to `execute`/`run`.
+    """
+
+    agent_id: str
+    call_id: str
+    tool_name: str
+    deps: DepsT = None  # type: ignore[assignment]  # None until the caller passes deps

@@ -1,0 +1,73 @@
+"""The exceptions of toolkit, every one a subclass of `ToolkitError`.
+
+```
+ToolkitError
+├── ToolDefinitionError (also ValueError)   a tool is defined wrongly; raised when it is defined
+│   └── DuplicateToolError                  a name is registered twice in one ToolSet
+└── ToolError                               raised by a tool to send a clean message to the model
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["DuplicateToolError", "ToolDefinitionError", "ToolError", "ToolkitError"]
+
+
+class ToolkitError(Exception):
+    """The base of every exception that toolkit raises."""
+
+
+class ToolDefinitionError(ToolkitError, ValueError):
+    """A tool, a type or a schema is defined wrongly.
+
+    Raised when the definition runs (decoration, `Tool.new`, registration),
+    never later. The message names the function, each problem and its fix.
+
+    Attributes:
+        function: The qualified name of the function at fault, when there is one.
+        problems: Each problem found, one sentence each, with its fix.
+    """
+
+    function: str | None
+    problems: tuple[str, ...]
+
+    def __init__(
+        self, message: str, *, function: str | None = None, problems: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message)
+        self.function = function
+        self.problems = tuple(problems) or (message,)
+
+    @classmethod
+    def collected(cls, function: str, problems: Sequence[str]) -> ToolDefinitionError:
+        """Build one error that lists every problem found in `function`."""
+        if len(problems) == 1:
+            message = f"Cannot make a tool of {function}: {problems[0]}"
+        else:
+            lines = "\n".join(f"- {problem}" for problem in problems)
+            message = f"Cannot make a tool of {function}:\n{lines}"
+        return cls(message, function=function, problems=problems)
+
+
+class DuplicateToolError(ToolDefinitionError):
+    """A tool name is already taken in a `ToolSet`.
+
+    Attributes:
+        name: The name that is registered twice.
+    """
+
+    name: str
+
+    def __init__(self, message: str, *, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+class ToolError(ToolkitError):
+    """Raise inside a tool to send exactly this message to the model as an error.
+
+    Use it for failures the model can act on ("No city named 'Pariss'. Did you
+    mean 'Paris'?"). Any other exception is reported as `"<Type>: <message>"`.
+    """

@@ -1,0 +1,119 @@
+"""`Param`: metadata for `Annotated` parameters and fields.
+
+Several `Param(...)` in one `Annotated` merge, later values winning. The
+constraints of `annotated_types` (and of pydantic's `Field`) are read into the
+same record by duck typing, so the core never imports either library.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Param", "merge_metadata"]
+
+_CONSTRAINT_ATTRS = (
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "multiple_of",
+    "min_length",
+    "max_length",
+    "pattern",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Param:
+    """Describe and constrain a parameter: `Annotated[int, Param(ge=0)]`.
+
+    Every field is optional; `None` means "not set".
+
+    Attributes:
+        description: Text for the model; wins over the docstring.
+        title: A short human title (emitted as `title`).
+        examples: Example values (emitted as `examples`).
+        ge: Minimum, inclusive (`minimum`).
+        gt: Minimum, exclusive (`exclusiveMinimum`).
+        le: Maximum, inclusive (`maximum`).
+        lt: Maximum, exclusive (`exclusiveMaximum`).
+        multiple_of: `multipleOf`.
+        min_length: `minLength` for strings, `minItems` for arrays,
+            `minProperties` for mappings.
+        max_length: `maxLength`, `maxItems` or `maxProperties` likewise.
+        pattern: A regular expression that strings must match (`pattern`).
+        format: A JSON Schema `format`, for example `"email"`.
+        deprecated: Marks the parameter deprecated (`deprecated: true`).
+    """
+
+    description: str | None = None
+    title: str | None = None
+    examples: list[Any] | None = None
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    lt: float | None = None
+    multiple_of: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    format: str | None = None
+    deprecated: bool | None = None
+
+    def merged(self, other: Param) -> Param:
+        """Return this metadata with every field that `other` sets replaced."""
+        changes = {
+            field.name: value
+            for field in dataclasses.fields(other)
+            if (value := getattr(other, field.name)) is not None
+        }
+        return dataclasses.replace(self, **changes) if changes else self
+
+
+def merge_metadata(base: Param | None, metadata: Iterable[object]) -> Param | None:
+    """Fold `Annotated` metadata into one `Param`, later values winning.
+
+    Understands `Param`, a plain string (a description), `annotated_types`
+    constraints and grouped metadata, and pydantic's `FieldInfo`. Anything
+    else is metadata for some other library and is ignored.
+    """
+    result = base
+    for item in metadata:
+        found = _as_param(item)
+        if found is not None:
+            result = found if result is None else result.merged(found)
+    return result
+
+
+def _as_param(item: object) -> Param | None:
+    if isinstance(item, Param):
+        return item
+    if isinstance(item, str):
+        return Param(description=item)
+    if getattr(type(item), "__is_annotated_types_grouped_metadata__", False):
+        return merge_metadata(None, item)  # type: ignore[arg-type]  # it is iterable
+    if type(item).__name__ == "FieldInfo":
+        return _from_field_info(item)
+    found = {
+        attr: value
+        for attr in _CONSTRAINT_ATTRS
+        if (value := getattr(item, attr, None)) is not None
+    }
+    if isinstance(found.get("pattern"), str) or "pattern" not in found:
+        return Param(**found) if found else None
+    found["pattern"] = found["pattern"].pattern  # a compiled re.Pattern
+    return Param(**found)
+
+
+def _from_field_info(info: Any) -> Param | None:
+    """Read pydantic's `Field(...)` without importing pydantic."""
+    examples = getattr(info, "examples", None)
+    own = Param(
+        description=getattr(info, "description", None),
+        title=getattr(info, "title", None),
+        examples=list(examples) if examples is not None else None,
+    )
+    return merge_metadata(own, getattr(info, "metadata", ()))

@@ -1,0 +1,383 @@
+"""Type nodes → JSON Schema (Draft 2020-12).
+
+`SchemaBuilder` turns nodes into schemas and gathers the named types into
+`$defs` as it meets them, so that the order of `$defs` follows the order of
+first use and the output is the same in every process. Named types are keyed
+by `__name__`, or by `module.qualname` when two different types share a name.
+`json_schema(tp)` is the public entry for one annotation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+from ._exceptions import ToolDefinitionError
+from ._json import to_jsonable
+from ._param import Param
+from ._types import JsonSchema
+from ._typing import (
+    MISSING,
+    AnyType,
+    ArrayType,
+    EnumType,
+    Field,
+    LiteralType,
+    MapType,
+    ModelType,
+    ObjectType,
+    ScalarType,
+    Translator,
+    TupleType,
+    TypeNode,
+    UnionType,
+)
+
+__all__ = ["SchemaBuilder", "json_schema", "property_schema"]
+
+_REF_PREFIX: Final = "#/$defs/"
+_DECIMAL_PATTERN: Final = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
+_SCALAR_SCHEMAS: Final[dict[type, JsonSchema]] = {}
+
+
+def _scalar_table() -> dict[type, JsonSchema]:
+    import datetime
+    import decimal
+    import pathlib
+    import uuid
+
+    strings = {"type": "string"}
+    table: dict[type, JsonSchema] = {
+        str: strings,
+        int: {"type": "integer"},
+        float: {"type": "number"},
+        bool: {"type": "boolean"},
+        type(None): {"type": "null"},
+        bytes: {"type": "string", "contentEncoding": "base64"},
+        datetime.datetime: {"type": "string", "format": "date-time"},
+        datetime.date: {"type": "string", "format": "date"},
+        datetime.time: {"type": "string", "format": "time"},
+        datetime.timedelta: {"type": "string", "format": "duration"},
+        uuid.UUID: {"type": "string", "format": "uuid"},
+        decimal.Decimal: {
+            "anyOf": [
+                {"type": "number"},
+                {"type": "string", "pattern": _DECIMAL_PATTERN},
+            ]
+        },
+    }
+    for path in (
+        pathlib.Path,
+        pathlib.PurePath,
+        pathlib.PosixPath,
+        pathlib.PurePosixPath,
+        pathlib.WindowsPath,
+        pathlib.PureWindowsPath,
+    ):
+        table[path] = strings
+    return table
+
+
+_SCALAR_SCHEMAS.update(_scalar_table())
+_JSON_TYPES: Final = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
+_NUMERIC: Final = (
+    ("ge", "minimum"),
+    ("gt", "exclusiveMinimum"),
+    ("le", "maximum"),
+    ("lt", "exclusiveMaximum"),
+    ("multiple_of", "multipleOf"),
+)
+_LENGTHS: Final = {
+    "string": ("minLength", "maxLength"),
+    "array": ("minItems", "maxItems"),
+    "object": ("minProperties", "maxProperties"),
+}
+
+
+def json_schema(annotation: Any) -> JsonSchema:
+    """The JSON Schema (Draft 2020-12) of a type annotation.
+
+    Named types (Enum, TypedDict, dataclass, NamedTuple, pydantic model) are
+    placed in `$defs` and referenced with `$ref`.
+
+    Args:
+        annotation: Any supported annotation: `int`, `list[str] | None`,
+            `Annotated[int, Param(ge=0)]`, a dataclass, ...
+
+    Returns:
+        The schema, JSON-ready.
+
+    Raises:
+        ToolDefinitionError: The annotation is not supported; the message says why.
+    """
+    builder = SchemaBuilder()
+    return builder.finish(builder.schema(Translator().translate(annotation)))
+
+
+class SchemaBuilder:
+    """Emits schemas for nodes and collects the `$defs` they refer to."""
+
+    def __init__(self) -> None:
+        self.defs: dict[str, JsonSchema] = {}
+        self._names: dict[Any, str] = {}
+
+    def finish(self, schema: JsonSchema) -> JsonSchema:
+        """Attach the collected `$defs` to a root schema."""
+        return {**schema, "$defs": self.defs} if self.defs else schema
+
+    def schema(self, node: TypeNode) -> JsonSchema:
+        """The schema of one node, with its `Param` metadata applied."""
+        schema = self._EMITTERS[type(node)](self, node)
+        return _with_meta(schema, node) if node.meta is not None else schema
+
+    def object_schema(self, fields: list[Field], description: str = "") -> JsonSchema:
+        """`{"type": "object", ...}` for fields (of a class, or parameters of a function)."""
+        schema: JsonSchema = {"type": "object"}
+        if description:
+            schema["description"] = description
+        schema["properties"] = {
+            item.name: property_schema(self, item) for item in fields
+        }
+        required = [item.name for item in fields if item.required]
+        if required:
+            schema["required"] = required
+        schema["additionalProperties"] = False
+        return schema
+
+    def _any(self, node: TypeNode) -> JsonSchema:
+        return {}
+
+    def _scalar(self, node: ScalarType) -> JsonSchema:
+        return _copy(_SCALAR_SCHEMAS[node.py])
+
+    def _literal(self, node: LiteralType) -> JsonSchema:
+        schema = _shared_type(node.values)
+        if len(node.values) == 1:
+            schema["const"] = node.values[0]
+        else:
+            schema["enum"] = list(node.values)
+        return schema
+
+    def _array(self, node: ArrayType) -> JsonSchema:
+        schema: JsonSchema = {"type": "array"}
+        items = self.schema(node.item)
+        if items:
+            schema["items"] = items
+        if node.container in (set, frozenset):
+            schema["uniqueItems"] = True
+        return schema
+
+    def _tuple(self, node: TupleType) -> JsonSchema:
+        count = len(node.items)
+        if count == 0:
+            return {"type": "array", "maxItems": 0}
+        prefix = [self.schema(item) for item in node.items]
+        return {
+            "type": "array",
+            "prefixItems": prefix,
+            "minItems": count,
+            "maxItems": count,
+        }
+
+    def _map(self, node: MapType) -> JsonSchema:
+        schema: JsonSchema = {"type": "object"}
+        if not isinstance(node.key, ScalarType):
+            schema["propertyNames"] = self.schema(node.key)
+        values = self.schema(node.value)
+        if values:
+            schema["additionalProperties"] = values
+        return schema
+
+    def _union(self, node: UnionType) -> JsonSchema:
+        return {"anyOf": [self.schema(member) for member in node.members]}
+
+    def _enum(self, node: EnumType) -> JsonSchema:
+        return self._ref(node.cls, lambda: _enum_def(node))
+
+    def _object(self, node: ObjectType) -> JsonSchema:
+        return self._ref(
+            node.cls, lambda: self.object_schema(node.fields, node.description)
+        )
+
+    def _model(self, node: ModelType) -> JsonSchema:
+        return self._ref(node.cls, lambda: self._model_def(node.cls))
+
+    def _model_def(self, cls: Any) -> JsonSchema:
+        schema: JsonSchema = cls.model_json_schema(ref_template=_REF_PREFIX + "{model}")
+        for name, definition in schema.pop("$defs", {}).items():
+            if self.defs.setdefault(name, definition) != definition:
+                msg = f"two different types are named {name!r} in $defs of the pydantic model {cls.__qualname__}. Rename one of them"
+                raise ToolDefinitionError(msg)
+        return schema
+
+    def _ref(self, cls: Any, build: Callable[[], JsonSchema]) -> JsonSchema:
+        name = self._names.get(cls)
+        if name is None:
+            name = self._names[cls] = self._new_name(cls)
+            self.defs[name] = {}  # placeholder first: a recursive type refers to itself
+            self.defs[name] = build()
+        return {"$ref": _REF_PREFIX + name}
+
+    def _new_name(self, cls: Any) -> str:
+        name: str = cls.__name__
+        if name in self.defs:
+            name = re.sub(
+                r"[^A-Za-z0-9_.-]", "_", f"{cls.__module__}.{cls.__qualname__}"
+            )
+        base, counter = name, 2
+        while name in self.defs:
+            name, counter = f"{base}_{counter}", counter + 1
+        return name
+
+    _EMITTERS: Final[dict[type, Callable[[Any, Any], JsonSchema]]] = {
+        AnyType: _any,
+        ScalarType: _scalar,
+        LiteralType: _literal,
+        ArrayType: _array,
+        TupleType: _tuple,
+        MapType: _map,
+        UnionType: _union,
+        EnumType: _enum,
+        ObjectType: _object,
+        ModelType: _model,
+    }
+
+
+def property_schema(builder: SchemaBuilder, item: Field) -> JsonSchema:
+    """The schema of a field or parameter: its type, then `default`, then `description`."""
+    schema = builder.schema(item.node)
+    description = schema.pop("description", None)
+    if item.default is not MISSING:
+        default = _json_default(item.default)
+        if default is not MISSING:
+            schema["default"] = default
+    description = item.description or description
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def _json_default(value: Any) -> Any:
+    try:
+        return to_jsonable(value)
+    except (TypeError, ValueError):
+        return MISSING
+
+
+def _enum_def(node: EnumType) -> JsonSchema:
+    values = [member.value for member in node.cls]
+    schema = _shared_type(values)
+    schema["enum"] = values
+    if node.description:
+        schema["description"] = node.description
+    return schema
+
+
+def _shared_type(values: list[Any] | tuple[Any, ...]) -> JsonSchema:
+    kinds = {_JSON_TYPES[type(value)] for value in values}
+    if kinds == {"integer", "number"}:
+        kinds = {"number"}
+    return {"type": kinds.pop()} if len(kinds) == 1 else {}
+
+
+def _copy(schema: JsonSchema) -> JsonSchema:
+    return {key: (_copy_value(value)) for key, value in schema.items()}
+
+
+def _copy_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _copy(value)
+    if isinstance(value, list):
+        return [_copy_value(item) for item in value]
+    return value
+
+
+# ---------------------------------------------------------------- metadata
+
+
+def _with_meta(schema: JsonSchema, node: TypeNode) -> JsonSchema:
+    meta = node.meta
+    assert meta is not None  # the caller checks
+    unused = _constrain(schema, node, meta)
+    if unused:
+        names = ", ".join(f"{key}=" for key in unused)
+        msg = f"Param({names}...) does not apply to {_kind_name(node)}. Remove it, or apply it to a type it constrains"
+        raise ToolDefinitionError(msg)
+    for key, value in (("title", meta.title), ("description", meta.description)):
+        if value is not None:
+            schema[key] = value
+    if meta.examples is not None:
+        schema["examples"] = [to_jsonable(example) for example in meta.examples]
+    if meta.deprecated:
+        schema["deprecated"] = True
+    return schema
+
+
+def _constraints(meta: Param) -> dict[str, Any]:
+    names = (
+        "ge",
+        "gt",
+        "le",
+        "lt",
+        "multiple_of",
+        "min_length",
+        "max_length",
+        "pattern",
+        "format",
+    )
+    return {name: value for name in names if (value := getattr(meta, name)) is not None}
+
+
+def _constrain(schema: JsonSchema, node: TypeNode, meta: Param) -> list[str]:
+    """Put the constraints of `meta` on the schemas they apply to; return the unused ones."""
+    wanted = _constraints(meta)
+    if not wanted:
+        return []
+    used: set[str] = set()
+    for target in _targets(schema):
+        used |= _apply(target, wanted)
+    return [name for name in wanted if name not in used]
+
+
+def _targets(schema: JsonSchema) -> list[JsonSchema]:
+    """The schemas that carry a `type`: the schema itself, or its `anyOf` branches."""
+    if "anyOf" in schema:
+        return [target for branch in schema["anyOf"] for target in _targets(branch)]
+    return [schema] if "type" in schema else []
+
+
+def _apply(target: JsonSchema, wanted: dict[str, Any]) -> set[str]:
+    kind = target["type"]
+    used: set[str] = set()
+    if kind in ("integer", "number"):
+        for name, keyword in _NUMERIC:
+            if name in wanted:
+                target[keyword] = wanted[name]
+                used.add(name)
+    if kind in _LENGTHS:
+        low, high = _LENGTHS[kind]
+        for name, keyword in (("min_length", low), ("max_length", high)):
+            if name in wanted:
+                target[keyword] = wanted[name]
+                used.add(name)
+    if kind == "string":
+        for name in ("pattern", "format"):
+            if name in wanted:
+                target[name] = wanted[name]
+                used.add(name)
+    return used
+
+
+def _kind_name(node: TypeNode) -> str:
+    if isinstance(node, ScalarType):
+        return node.py.__name__
+    if isinstance(node, (EnumType, ObjectType, ModelType)):
+        return node.cls.__qualname__
+    return type(node).__name__.removesuffix("Type").lower()

@@ -1,0 +1,479 @@
+"""`Tool`, `AITool` and the `@tool` decorator.
+
+A `Tool` is built either from an annotated function (`@tool`), whose schema
+and description come from the signature and docstring and are checked when
+the decorator runs, or from raw parts with `Tool.new`, as in
+`Planck.Agent.Tool.new/1`. Either way the model sees only `to_ai_tool()`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Concatenate, Final, Generic, Protocol, TypeVar, overload
+
+from typing_extensions import ParamSpec, Self
+
+from ._docstrings import DOCSTRING_STYLES, DocstringStyle
+from ._exceptions import ToolDefinitionError
+from ._results import ToolResult, Widget
+from ._signature import FunctionInfo, analyze
+from ._types import JsonObject, JsonSchema
+
+__all__ = [
+    "AITool",
+    "ClassLevelTool",
+    "ExecuteFn",
+    "Tool",
+    "ToolDecorator",
+    "check_name",
+    "tool",
+]
+
+P = ParamSpec("P")
+P2 = ParamSpec("P2")
+R = TypeVar("R")
+R2 = TypeVar("R2")
+
+ExecuteFn = Callable[
+    [str, str, JsonObject], "ToolResult | str | Awaitable[ToolResult | str]"
+]
+"""`execute_fn(agent_id, call_id, args)`, sync or async, as in the seed."""
+
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+_METHOD_FIRST: Final = frozenset({"self", "cls"})
+
+
+def check_name(name: object, *, function: str | None = None) -> str:
+    """Return `name` if every supported API accepts it as a tool name.
+
+    Raises:
+        ToolDefinitionError: The name is not a string matching
+            `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
+    """
+    if isinstance(name, str) and _NAME.fullmatch(name):
+        return name
+    where = f" of {function}" if function else ""
+    msg = (
+        f"The tool name {name!r}{where} is not accepted by every LLM API. A name starts with a letter "
+        "or underscore, continues with letters, digits, '_' or '-', and has at most 64 characters. "
+        "Pass name= with such a name"
+    )
+    raise ToolDefinitionError(msg, function=function)
+
+
+@dataclass(frozen=True, slots=True)
+class AITool:
+    """The model-facing view of a tool: what is sent to the LLM API.
+
+    Attributes:
+        name: The name the model calls the tool by.
+        description: What the tool does, for the model.
+        parameters: The JSON Schema of the arguments.
+    """
+
+    name: str
+    description: str
+    parameters: JsonSchema
+
+    def to_dict(self) -> dict[str, Any]:
+        """`{"name", "description", "parameters"}`, JSON-ready."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+
+
+class Tool(Generic[P, R]):
+    """An executable tool: the model-facing schema plus the code that runs.
+
+    Made by `@tool` from a function or by `Tool.new` from raw parts. Calling a
+    tool made by `@tool` calls the function unchanged.
+
+    Attributes:
+        name: The name the model calls the tool by; unique within a `ToolSet`.
+        description: What the tool does, for the model.
+        parameters: The JSON Schema (Draft 2020-12) of the arguments.
+        execute_fn: `execute_fn(agent_id, call_id, args)`, as in the seed.
+        widget: The UI widget paired with this tool, or None.
+        output_schema: The JSON Schema of a structured return value, or None.
+        title: A human-readable title (MCP `title`), or None.
+        timeout: Seconds a call may take in `aexecute`/`run`, or None.
+        sequential: Run alone, never beside other calls of the same `run`.
+        thread: Run a sync function in a worker thread from async code.
+        read_only: MCP hint: the tool does not modify its environment.
+        destructive: MCP hint: the tool may destroy data.
+        idempotent: MCP hint: repeating a call has no further effect.
+        open_world: MCP hint: the tool reaches outside systems.
+    """
+
+    name: str
+    description: str
+    parameters: JsonSchema
+    execute_fn: ExecuteFn
+    widget: Widget | None
+    output_schema: JsonSchema | None
+    # Copied from the function by functools.update_wrapper (tools made by @tool).
+    __name__: str
+    __qualname__: str
+    __wrapped__: Callable[..., Any]
+    title: str | None
+    timeout: float | None
+    sequential: bool
+    thread: bool
+    read_only: bool | None
+    destructive: bool | None
+    idempotent: bool | None
+    open_world: bool | None
+
+    def __init__(  # every option of the seed and the SPEC
+        self,
+        *,
+        name: str,
+        description: str,
+        parameters: JsonSchema,
+        execute_fn: ExecuteFn,
+        widget: Widget | None = None,
+        output_schema: JsonSchema | None = None,
+        title: str | None = None,
+        timeout: float | None = None,
+        sequential: bool = False,
+        thread: bool = True,
+        read_only: bool | None = None,
+        destructive: bool | None = None,
+        idempotent: bool | None = None,
+        open_world: bool | None = None,
+    ) -> None:
+        self.name = check_name(name)
+        self.description = description
+        self.parameters = parameters
+        self.execute_fn = execute_fn
+        self.widget = widget
+        self.output_schema = output_schema
+        self.title = title
+        self.timeout = _check_timeout(timeout, name)
+        self.sequential = sequential
+        self.thread = thread
+        self.read_only = read_only
+        self.destructive = destructive
+        self.idempotent = idempotent
+        self.open_world = open_world
+        self._function: Callable[..., Any] | None = None
+        self._info: FunctionInfo | None = None
+        self._is_method = False
+
+    @classmethod
+    def new(
+        cls,
+        *,
+        name: str,
+        description: str,
+        parameters: JsonSchema,
+        execute_fn: ExecuteFn,
+        widget: Widget | None = None,
+        **options: Any,
+    ) -> Tool[..., Any]:
+        """Build a tool from raw parts, as `Planck.Agent.Tool.new/1` does.
+
+        Args:
+            name: The tool name (`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`).
+            description: What the tool does, for the model.
+            parameters: An `object` JSON Schema, valid against Draft 2020-12.
+            execute_fn: Called as `execute_fn(agent_id, call_id, args)` with the
+                JSON-decoded args; sync or async; returns a `ToolResult` or text.
+            widget: An optional UI widget paired with the tool.
+            **options: `title`, `timeout`, `sequential`, `thread`, `read_only`,
+                `destructive`, `idempotent`, `open_world`, `output_schema`.
+
+        Returns:
+            The tool.
+
+        Raises:
+            ToolDefinitionError: A bad name, a schema that is not an object
+                schema or is invalid, or an `execute_fn` that is not callable.
+        """
+        _check_raw_schema(name, parameters)
+        if not callable(execute_fn):
+            msg = f"execute_fn of tool {name!r} is {execute_fn!r}, which cannot be called. Pass a function (agent_id, call_id, args) -> ToolResult"
+            raise ToolDefinitionError(msg)
+        return cls(
+            name=name,
+            description=description,
+            parameters=parameters,
+            execute_fn=execute_fn,
+            widget=widget,
+            **options,
+        )
+
+    @classmethod
+    def _from_function(  # the decorator's options
+        cls,
+        func: Callable[..., Any],
+        *,
+        name: str | None,
+        description: str | None,
+        docstring_style: DocstringStyle | None,
+        is_method: bool,
+        **options: Any,
+    ) -> Tool[Any, Any]:
+        qualname = getattr(func, "__qualname__", repr(func))
+        tool_name = check_name(
+            name if name is not None else getattr(func, "__name__", None),
+            function=qualname,
+        )
+        info = analyze(func, skip_first=is_method, docstring_style=docstring_style)
+        made: Tool[Any, Any] = cls(
+            name=tool_name,
+            description=info.description if description is None else description,
+            parameters=info.parameters,
+            execute_fn=_unbound_execute_fn(tool_name),
+            output_schema=info.output_schema,
+            **options,
+        )
+        made._function = func
+        made._info = info
+        made._is_method = is_method
+        functools.update_wrapper(made, func)
+        return made
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Call the underlying function unchanged."""
+        if self._function is None:
+            msg = f"Tool {self.name!r} was made with Tool.new and has no function to call; use execute()"
+            raise TypeError(msg)
+        return self._function(*args, **kwargs)  # type: ignore[no-any-return]
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> Self: ...
+
+    @overload
+    def __get__(
+        self: Tool[Concatenate[Any, P2], R2],
+        instance: object,
+        owner: type | None = None,
+    ) -> Tool[P2, R2]: ...
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        """Bind a method tool to an instance, dropping `self`."""
+        if not self._is_method or self._function is None or instance is None:
+            return self
+        return self._bound_to(instance, owner)
+
+    def _bound_to(self, target: object, owner: type | None) -> Self:
+        assert self._function is not None  # only tools made from functions are bound
+        bound = self._copy()
+        bound._function = self._function.__get__(target, owner)
+        bound._is_method = False
+        return bound
+
+    def _copy(self) -> Self:
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        return clone
+
+    def to_ai_tool(self) -> AITool:
+        """The model-facing view: name, description, parameters (no `execute_fn`)."""
+        return AITool(self.name, self.description, self.parameters)
+
+    def __repr__(self) -> str:
+        return f"Tool(name={self.name!r})"
+
+
+class ClassLevelTool(Tool[P, R]):
+    """A tool made from a `classmethod` or `staticmethod`.
+
+    Its schema never had `cls`, and reading it from the class or an instance
+    gives a tool with the same signature (a classmethod bound to the class).
+    """
+
+    def __get__(self, instance: object, owner: type | None = None) -> Self:
+        """Bind a classmethod tool to its class; a staticmethod tool is returned as is."""
+        if not self._is_method or self._function is None:
+            return self
+        return self._bound_to(owner if owner is not None else type(instance), owner)
+
+
+def _unbound_execute_fn(name: str) -> ExecuteFn:
+    def execute_fn(agent_id: str, call_id: str, args: JsonObject) -> ToolResult:
+        msg = f"Tool {name!r} has no execution yet"
+        raise NotImplementedError(msg)
+
+    return execute_fn
+
+
+def _check_timeout(timeout: float | None, name: str) -> float | None:
+    if timeout is None:
+        return None
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not timeout > 0
+    ):
+        msg = f"timeout of tool {name!r} is {timeout!r}. Pass a positive number of seconds, or None"
+        raise ToolDefinitionError(msg)
+    return float(timeout)
+
+
+def _check_raw_schema(name: str, parameters: object) -> None:
+    if not isinstance(parameters, dict) or parameters.get("type") != "object":
+        msg = f'parameters of tool {name!r} must be a JSON Schema with "type": "object" at its root; got {parameters!r}'
+        raise ToolDefinitionError(msg)
+    import jsonschema
+
+    errors = sorted(
+        jsonschema.Draft202012Validator(
+            jsonschema.Draft202012Validator.META_SCHEMA
+        ).iter_errors(parameters),
+        key=str,
+    )
+    if errors:
+        where = "/".join(str(part) for part in errors[0].absolute_path) or "(root)"
+        msg = f"parameters of tool {name!r} are not a valid JSON Schema (Draft 2020-12): at {where}: {errors[0].message}"
+        raise ToolDefinitionError(msg)
+
+
+# ---------------------------------------------------------------- decorator
+
+
+class ToolDecorator(Protocol):
+    """What `tool(...)` with options returns: a decorator that makes a `Tool`."""
+
+    @overload
+    def __call__(self, func: classmethod[Any, P, R], /) -> ClassLevelTool[P, R]: ...
+    @overload
+    def __call__(self, func: staticmethod[P, R], /) -> ClassLevelTool[P, R]: ...
+    @overload
+    def __call__(self, func: Callable[P, R], /) -> Tool[P, R]: ...
+
+
+@overload
+def tool(func: classmethod[Any, P, R], /) -> ClassLevelTool[P, R]: ...
+
+
+@overload
+def tool(func: staticmethod[P, R], /) -> ClassLevelTool[P, R]: ...
+
+
+@overload
+def tool(func: Callable[P, R], /) -> Tool[P, R]: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    widget: Widget | None = None,
+    timeout: float | None = None,
+    sequential: bool = False,
+    thread: bool = True,
+    title: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    idempotent: bool | None = None,
+    open_world: bool | None = None,
+    docstring_style: DocstringStyle | None = None,
+) -> ToolDecorator: ...
+
+
+def tool(  # the SPEC's options
+    func: Any = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    widget: Widget | None = None,
+    timeout: float | None = None,
+    sequential: bool = False,
+    thread: bool = True,
+    title: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    idempotent: bool | None = None,
+    open_world: bool | None = None,
+    docstring_style: DocstringStyle | None = None,
+) -> Any:
+    """Make a `Tool` of an annotated function; use bare (`@tool`) or with options.
+
+    The schema comes from the type hints, the description from the docstring.
+    Everything is checked now: a bad definition raises `ToolDefinitionError`.
+
+    Args:
+        func: The function (when used bare).
+        name: The tool name; default: the function's `__name__`.
+        description: The description; default: from the docstring.
+        widget: A UI widget paired with the tool.
+        timeout: Seconds a call may take when run from async code.
+        sequential: Never run beside other calls of the same `ToolSet.run`.
+        thread: Run a sync function in a worker thread from async code
+            (False runs it inline, for thread-affine libraries).
+        title: A human-readable title (MCP).
+        read_only: MCP hint: the tool does not modify its environment.
+        destructive: MCP hint: the tool may destroy data.
+        idempotent: MCP hint: repeating a call has no further effect.
+        open_world: MCP hint: the tool reaches outside systems.
+        docstring_style: "google", "numpy", "rest" or "epydoc"; default: detected.
+
+    Returns:
+        The `Tool`, or a decorator that makes one.
+
+    Raises:
+        ToolDefinitionError: The function cannot be a tool; the message lists
+            every problem and its fix.
+    """
+    if docstring_style is not None and docstring_style not in DOCSTRING_STYLES:
+        msg = f"docstring_style={docstring_style!r} is not one of {', '.join(DOCSTRING_STYLES)}"
+        raise ToolDefinitionError(msg)
+    options = {
+        "widget": widget,
+        "timeout": timeout,
+        "sequential": sequential,
+        "thread": thread,
+        "title": title,
+        "read_only": read_only,
+        "destructive": destructive,
+        "idempotent": idempotent,
+        "open_world": open_world,
+    }
+
+    def decorate(target: Any) -> Tool[Any, Any]:
+        function, is_method, class_level = _plain_function(target)
+        kind = ClassLevelTool if class_level else Tool
+        return kind._from_function(
+            function,
+            name=name,
+            description=description,
+            docstring_style=docstring_style,
+            is_method=is_method,
+            **options,
+        )
+
+    return decorate if func is None else decorate(func)
+
+
+def _plain_function(target: Any) -> tuple[Callable[..., Any], bool, bool]:
+    """(function, takes self or cls first, is class-level) for a function or a method."""
+    if isinstance(target, Tool):
+        msg = f"{target.name!r} is already a Tool; apply @tool once"
+        raise ToolDefinitionError(msg)
+    if isinstance(target, classmethod):
+        return target.__func__, True, True
+    if isinstance(target, staticmethod):
+        return target.__func__, False, True
+    if not callable(target):
+        msg = f"@tool needs a function; got {target!r}"
+        raise ToolDefinitionError(msg)
+    return target, _looks_like_method(target), False
+
+
+def _looks_like_method(func: Callable[..., Any]) -> bool:
+    """A function defined in a class body whose first parameter is `self` or `cls`."""
+    qualname = getattr(func, "__qualname__", "")
+    parts = qualname.split(".")
+    in_class = len(parts) > 1 and parts[-2] != "<locals>"
+    code = getattr(func, "__code__", None)
+    first = code.co_varnames[0] if code is not None and code.co_argcount else None
+    return in_class and first in _METHOD_FIRST

@@ -1,0 +1,584 @@
+"""Type annotations → a small tree of type nodes.
+
+Two phases, as in msgspec: `unwrap` strips every wrapper (`Annotated`,
+`NewType`, `type X = ...` aliases, `Required`/`NotRequired`/`ReadOnly`/`Final`)
+and collects `Param` metadata; `Translator.translate` then dispatches on the
+bare type with a flat chain and builds a node. Schema generation, default
+checks and argument conversion each walk the nodes, never raw annotations.
+Named types (Enum, TypedDict, dataclass, NamedTuple, pydantic model) are
+cached before their fields are read, so recursive types end in a cycle of
+nodes rather than in infinite recursion.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import dataclasses
+import datetime
+import decimal
+import enum
+import pathlib
+import types
+import typing
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Union
+
+import typing_extensions
+
+from ._context import Context
+from ._docstrings import parse_docstring
+from ._exceptions import ToolDefinitionError
+from ._param import Param, merge_metadata
+
+__all__ = [
+    "MISSING",
+    "AnyType",
+    "ArrayType",
+    "EnumType",
+    "Field",
+    "LiteralType",
+    "MapType",
+    "ModelType",
+    "ObjectType",
+    "ScalarType",
+    "Translator",
+    "TupleType",
+    "TypeNode",
+    "UnionType",
+    "describe",
+    "is_context",
+    "is_model_class",
+    "unwrap",
+]
+
+MISSING: Final = dataclasses.MISSING
+"""Marks a field or parameter without a default."""
+
+_NONE_TYPE: Final = type(None)
+
+# Scalars, matched by identity so that bool is never taken for int.
+_SCALARS: Final = frozenset(
+    {
+        str,
+        int,
+        float,
+        bool,
+        _NONE_TYPE,
+        bytes,
+        datetime.datetime,
+        datetime.date,
+        datetime.time,
+        datetime.timedelta,
+        uuid.UUID,
+        decimal.Decimal,
+        pathlib.Path,
+        pathlib.PurePath,
+        pathlib.PosixPath,
+        pathlib.PurePosixPath,
+        pathlib.WindowsPath,
+        pathlib.PureWindowsPath,
+    }
+)
+_ARRAYS: Final[dict[Any, type]] = {
+    list: list,
+    set: set,
+    frozenset: frozenset,
+    collections.abc.Sequence: list,
+    collections.abc.MutableSequence: list,
+    collections.abc.Collection: list,
+    collections.abc.Iterable: list,
+    collections.abc.Set: frozenset,
+    collections.abc.MutableSet: set,
+}
+_ARRAYS.update(
+    {
+        typing.List: list,  # noqa: UP006  # bare aliases are still annotations people write
+        typing.Set: set,  # noqa: UP006
+        typing.FrozenSet: frozenset,  # noqa: UP006
+        typing.Sequence: list,
+        typing.MutableSequence: list,
+        typing.Collection: list,
+        typing.Iterable: list,
+        typing.AbstractSet: frozenset,
+        typing.MutableSet: set,
+    }
+)
+_MAPS: Final[frozenset[Any]] = frozenset(
+    {
+        dict,
+        collections.abc.Mapping,
+        collections.abc.MutableMapping,
+        typing.Dict,  # noqa: UP006
+        typing.Mapping,
+        typing.MutableMapping,
+    }
+)
+_UNIONS: Final = (Union, types.UnionType)
+_QUALIFIERS: Final = frozenset(
+    {
+        typing.ClassVar,
+        typing.Final,
+        typing_extensions.Required,
+        typing_extensions.NotRequired,
+        typing_extensions.ReadOnly,
+        getattr(typing, "Required", typing_extensions.Required),
+        getattr(typing, "NotRequired", typing_extensions.NotRequired),
+        getattr(typing, "ReadOnly", typing_extensions.ReadOnly),
+    }
+)
+_ALIAS_TYPES: Final = tuple(
+    {
+        getattr(typing, "TypeAliasType", typing_extensions.TypeAliasType),
+        typing_extensions.TypeAliasType,
+    }
+)
+_NEW_TYPES: Final = tuple(
+    {typing.NewType, typing_extensions.NewType}
+)  # classes since 3.10
+_LITERAL_STRINGS: Final = frozenset(
+    {typing_extensions.LiteralString, getattr(typing, "LiteralString", None)} - {None}
+)
+_ANNOTATED: Final = frozenset({typing.Annotated, typing_extensions.Annotated})
+_LITERALS: Final = frozenset({typing.Literal, typing_extensions.Literal})
+
+
+# ---------------------------------------------------------------------- nodes
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class TypeNode:
+    """A normalised type. `meta` holds the `Param` metadata attached to it."""
+
+    meta: Param | None = None
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class AnyType(TypeNode):
+    """Any JSON value (`Any`, `object`, no annotation)."""
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class ScalarType(TypeNode):
+    """A scalar: str, int, float, bool, None, or a string-encoded type (datetime, UUID, ...)."""
+
+    py: type
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class LiteralType(TypeNode):
+    """`Literal[...]`: a closed set of JSON values (Enum members already turned into values)."""
+
+    values: tuple[Any, ...]
+    members: tuple[Any, ...]
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class EnumType(TypeNode):
+    """An `Enum` subclass; the model sends member values."""
+
+    cls: type[enum.Enum]
+    description: str
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class ArrayType(TypeNode):
+    """A homogeneous array; `container` is the Python type to build (list, set, frozenset, tuple)."""
+
+    item: TypeNode
+    container: type
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class TupleType(TypeNode):
+    """A fixed-length tuple: `tuple[X, Y]`."""
+
+    items: tuple[TypeNode, ...]
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class MapType(TypeNode):
+    """A mapping with string keys: `dict[str, X]`."""
+
+    key: TypeNode
+    value: TypeNode
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class UnionType(TypeNode):
+    """`X | Y | ...`, members in declaration order."""
+
+    members: tuple[TypeNode, ...]
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class Field:
+    """One field of an object type or one parameter of a function."""
+
+    name: str
+    node: TypeNode
+    required: bool
+    default: Any = MISSING
+    description: str | None = None
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class ObjectType(TypeNode):
+    """A TypedDict, dataclass or NamedTuple. `fields` is filled after caching, for recursion."""
+
+    cls: type
+    kind: Literal["typeddict", "dataclass", "namedtuple"]
+    description: str
+    fields: list[Field] = field(default_factory=list)
+
+
+@dataclass(slots=True, kw_only=True, eq=False)
+class ModelType(TypeNode):
+    """A pydantic `BaseModel` subclass; it brings its own schema and validation."""
+
+    cls: type
+
+
+# ---------------------------------------------------------------- predicates
+
+
+def is_context(annotation: Any) -> bool:
+    """Whether `annotation` is `Context`, `Context[...]` or `Context | None`."""
+    tp, _ = unwrap(annotation)
+    if tp is Context or typing.get_origin(tp) is Context:
+        return True
+    if typing.get_origin(tp) in _UNIONS:
+        members = [arg for arg in typing.get_args(tp) if arg is not _NONE_TYPE]
+        return len(members) == 1 and is_context(members[0])
+    return False
+
+
+def is_model_class(tp: Any) -> bool:
+    """Whether `tp` is a pydantic model class (duck-typed: pydantic is never imported)."""
+    return (
+        isinstance(tp, type)
+        and hasattr(tp, "model_json_schema")
+        and hasattr(tp, "model_validate")
+    )
+
+
+def _is_typeddict(tp: Any) -> bool:
+    return typing_extensions.is_typeddict(tp)
+
+
+def _is_namedtuple(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
+
+
+def _is_enum(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, enum.Enum)
+
+
+def describe(annotation: Any) -> str:
+    """A short, readable name for an annotation, for error messages."""
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return annotation.__qualname__
+    return repr(annotation).replace("typing_extensions.", "").replace("typing.", "")
+
+
+# ------------------------------------------------------------------ unwrap
+
+
+def unwrap(annotation: Any) -> tuple[Any, Param | None]:
+    """Strip wrappers until a concrete type remains; collect `Param` metadata.
+
+    Outer metadata wins over inner (`Annotated[NewTypeOfAnnotated, Param(...)]`),
+    and within one `Annotated` later items win.
+    """
+    tp, meta = annotation, None
+    while True:
+        origin = typing.get_origin(tp)
+        if origin in _ANNOTATED:
+            inner = merge_metadata(None, tp.__metadata__)
+            meta = (
+                inner
+                if meta is None
+                else (meta if inner is None else inner.merged(meta))
+            )
+            tp = tp.__origin__
+        elif origin in _QUALIFIERS or _among(tp, _QUALIFIERS):
+            tp = typing.get_args(tp)[0] if origin is not None else Any
+        elif isinstance(tp, _NEW_TYPES):
+            tp = typing.cast(Any, tp).__supertype__
+        elif isinstance(tp, _ALIAS_TYPES):
+            tp = tp.__value__
+        elif isinstance(origin, _ALIAS_TYPES):
+            tp = _apply_alias(origin, typing.get_args(tp))
+        else:
+            return tp, meta
+
+
+def _apply_alias(alias: Any, args: tuple[Any, ...]) -> Any:
+    """`type Pair[T] = tuple[T, T]`; `Pair[int]` → `tuple[int, int]`."""
+    value = alias.__value__
+    params = getattr(alias, "__type_params__", ())
+    return value[args] if params else value
+
+
+def requiredness(annotation: Any) -> bool | None:
+    """True for `Required[...]`, False for `NotRequired[...]`, else None (also through Annotated)."""
+    tp = annotation
+    while True:
+        origin = typing.get_origin(tp)
+        if origin in _ANNOTATED:
+            tp = tp.__origin__
+        elif origin in (typing_extensions.Required, getattr(typing, "Required", None)):
+            return True
+        elif origin in (
+            typing_extensions.NotRequired,
+            getattr(typing, "NotRequired", None),
+        ):
+            return False
+        elif origin in _QUALIFIERS:
+            tp = typing.get_args(tp)[0]
+        else:
+            return None
+
+
+# --------------------------------------------------------------- translator
+
+
+class Translator:
+    """Builds type nodes, caching named types so that recursion terminates."""
+
+    def __init__(self) -> None:
+        self._named: dict[Any, TypeNode] = {}
+
+    def translate(self, annotation: Any) -> TypeNode:
+        """Translate one annotation.
+
+        Raises:
+            ToolDefinitionError: The annotation (or a type inside it) is not supported.
+        """
+        tp, meta = unwrap(annotation)
+        node = self._dispatch(tp)
+        if meta is None:
+            return node
+        if node.meta is not None:
+            meta = node.meta.merged(meta)
+        return dataclasses.replace(node, meta=meta)
+
+    def _dispatch(self, tp: Any) -> TypeNode:  # noqa: C901  # a flat chain, one line per kind (STYLE R3)
+        if tp is Any or tp is object:
+            return AnyType()
+        if tp is None or _among(tp, _SCALARS):
+            return ScalarType(py=_NONE_TYPE if tp is None else tp)
+        if _among(tp, _LITERAL_STRINGS):
+            return ScalarType(py=str)
+        origin = typing.get_origin(tp)
+        if origin in _UNIONS:
+            return self._union(typing.get_args(tp))
+        if origin in _LITERALS:
+            return _literal(typing.get_args(tp))
+        if origin is tuple or tp is tuple or tp is typing.Tuple:  # noqa: UP006
+            return self._tuple(tp)
+        if origin in _ARRAYS or _among(tp, _ARRAYS):
+            return self._array(tp, _ARRAYS[origin or tp])
+        if origin in _MAPS or _among(tp, _MAPS):
+            return self._map(typing.get_args(tp))
+        if tp is Context or origin is Context:
+            return _fail(
+                "Context can only annotate a parameter of the tool itself, not a type inside another"
+            )
+        if _among(tp, self._named):
+            return self._named[tp]
+        if _is_enum(tp):
+            return self._enum(tp)
+        if _is_typeddict(tp):
+            return self._object(tp, "typeddict")
+        if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+            return self._object(tp, "dataclass")
+        if _is_namedtuple(tp):
+            return self._object(tp, "namedtuple")
+        if is_model_class(tp):
+            return self._remember(tp, ModelType(cls=tp))
+        return _unsupported(tp)
+
+    def _union(self, args: tuple[Any, ...]) -> TypeNode:
+        return UnionType(members=tuple(self.translate(arg) for arg in args))
+
+    def _tuple(self, tp: Any) -> TypeNode:
+        args = typing.get_args(tp)
+        if tp is tuple or tp is typing.Tuple:  # noqa: UP006  # bare: any items
+            return ArrayType(item=AnyType(), container=tuple)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return ArrayType(item=self.translate(args[0]), container=tuple)
+        if not args or args == ((),):  # tuple[()], spelled by 3.10 as ((),)
+            return TupleType(items=())
+        return TupleType(items=tuple(self.translate(arg) for arg in args))
+
+    def _array(self, tp: Any, container: type) -> TypeNode:
+        args = typing.get_args(tp)
+        item = self.translate(args[0]) if args else AnyType()
+        return ArrayType(item=item, container=container)
+
+    def _map(self, args: tuple[Any, ...]) -> TypeNode:
+        if not args:
+            return MapType(key=ScalarType(py=str), value=AnyType())
+        key = self.translate(args[0])
+        if not _is_string_key(key):
+            msg = f"dict keys must be strings, since JSON object keys are; got {describe(args[0])}. Use dict[str, ...]"
+            raise ToolDefinitionError(msg)
+        return MapType(key=key, value=self.translate(args[1]))
+
+    def _remember(self, tp: Any, node: TypeNode) -> TypeNode:
+        self._named[tp] = node
+        return node
+
+    def _enum(self, cls: type[enum.Enum]) -> TypeNode:
+        for member in cls:
+            if not _is_json_scalar(member.value):
+                msg = f"the value of {cls.__qualname__}.{member.name} is {member.value!r}, which JSON cannot carry. Give the Enum str, int, float or bool values"
+                raise ToolDefinitionError(msg)
+        return self._remember(
+            cls, EnumType(cls=cls, description=class_description(cls))
+        )
+
+    def _object(
+        self, cls: type, kind: Literal["typeddict", "dataclass", "namedtuple"]
+    ) -> TypeNode:
+        node = ObjectType(cls=cls, kind=kind, description=class_description(cls))
+        self._remember(cls, node)
+        try:
+            node.fields.extend(self._fields(cls, kind))
+        except BaseException:
+            del self._named[cls]
+            raise
+        return node
+
+    def _fields(self, cls: type, kind: str) -> list[Field]:
+        hints = _class_hints(cls)
+        docs = parse_docstring(cls.__doc__).params if _own_doc(cls) else {}
+        if kind == "typeddict":
+            return [
+                self._typeddict_field(cls, name, hint, docs)
+                for name, hint in hints.items()
+            ]
+        if kind == "dataclass":
+            return [
+                self._dataclass_field(item, hints, docs)
+                for item in dataclasses.fields(cls)
+                if item.init
+            ]
+        defaults: dict[str, Any] = getattr(cls, "_field_defaults", {})
+        return [
+            self._field(name, hints.get(name, Any), docs, defaults.get(name, MISSING))
+            for name in cls._fields  # type: ignore[attr-defined]  # a NamedTuple
+        ]
+
+    def _typeddict_field(
+        self, cls: Any, name: str, hint: Any, docs: dict[str, str]
+    ) -> Field:
+        required = requiredness(hint)
+        if required is None:
+            required = name in cls.__required_keys__
+        result = self._field(name, hint, docs, MISSING)
+        result.required = required
+        return result
+
+    def _dataclass_field(
+        self, item: dataclasses.Field[Any], hints: dict[str, Any], docs: dict[str, str]
+    ) -> Field:
+        result = self._field(item.name, hints.get(item.name, Any), docs, item.default)
+        if item.default_factory is not MISSING:
+            result.required = False
+        return result
+
+    def _field(self, name: str, hint: Any, docs: dict[str, str], default: Any) -> Field:
+        try:
+            node = self.translate(hint)
+        except ToolDefinitionError as error:
+            msg = f"field {name!r}: {error}"
+            raise ToolDefinitionError(msg) from None
+        description = (
+            node.meta.description
+            if node.meta and node.meta.description
+            else docs.get(name)
+        )
+        return Field(
+            name=name,
+            node=node,
+            required=default is MISSING,
+            default=default,
+            description=description,
+        )
+
+
+def _class_hints(cls: type) -> dict[str, Any]:
+    try:
+        return typing_extensions.get_type_hints(cls, include_extras=True)
+    except NameError as error:
+        msg = f"the annotations of {cls.__qualname__} cannot be resolved ({error}). Define or import the missing name at module level"
+        raise ToolDefinitionError(msg) from None
+
+
+def _own_doc(cls: type) -> bool:
+    """Whether `cls` has a docstring written by a person, not generated."""
+    doc = cls.__dict__.get("__doc__")
+    if not doc:
+        return False
+    generated = doc.startswith(f"{cls.__name__}(") or doc == "An enumeration."
+    return not generated
+
+
+def class_description(cls: type) -> str:
+    """The description of a named type, from its own docstring."""
+    return parse_docstring(cls.__doc__).description if _own_doc(cls) else ""
+
+
+def _literal(args: tuple[Any, ...]) -> TypeNode:
+    values = []
+    for arg in args:
+        value = arg.value if isinstance(arg, enum.Enum) else arg
+        if not _is_json_scalar(value):
+            msg = f"Literal value {arg!r} cannot be sent as JSON. Use str, int, bool or None values"
+            raise ToolDefinitionError(msg)
+        values.append(value)
+    return LiteralType(values=tuple(values), members=args)
+
+
+def _among(tp: Any, table: typing.Container[Any]) -> bool:
+    """`tp in table`, False for an unhashable annotation (`Annotated[int, {...}]`)."""
+    try:
+        return tp in table
+    except TypeError:
+        return False
+
+
+def _is_json_scalar(value: Any) -> bool:
+    return value is None or type(value) in (str, int, float, bool)
+
+
+def _is_string_key(node: TypeNode) -> bool:
+    if isinstance(node, ScalarType):
+        return node.py is str
+    if isinstance(node, LiteralType):
+        return all(isinstance(value, str) for value in node.values)
+    if isinstance(node, EnumType):
+        return all(isinstance(member.value, str) for member in node.cls)
+    return False
+
+
+def _fail(message: str) -> TypeNode:
+    raise ToolDefinitionError(message)
+
+
+def _unsupported(tp: Any) -> TypeNode:
+    if isinstance(tp, (str, typing.ForwardRef)):
+        name = tp if isinstance(tp, str) else tp.__forward_arg__
+        msg = f"the annotation {name!r} cannot be resolved. Define or import {name} at module level"
+    elif isinstance(tp, typing.TypeVar):
+        msg = f"the type variable {tp} has no concrete type. Use a concrete type"
+    elif typing.get_origin(tp) is not None and isinstance(typing.get_origin(tp), type):
+        msg = f"the type {describe(tp)} is not supported: generic classes are not. Use a concrete class"
+    else:
+        msg = (
+            f"the type {describe(tp)} is not supported. Use a JSON-compatible type "
+            "(str, int, float, bool, list, dict, Literal, Enum, TypedDict, dataclass, ...) or Any"
+        )
+    raise ToolDefinitionError(msg)
