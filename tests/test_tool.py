@@ -78,7 +78,7 @@ def test_options_are_kept() -> None:
         idempotent=True,
         open_world=False,
     )
-    def search(q: str) -> str:
+    async def search(q: str) -> str:
         return q
 
     assert (
@@ -346,6 +346,16 @@ def test_bad_timeout() -> None:
     assert (
         _message(f, timeout=0)
         == "timeout of tool 'f' is 0. Pass a positive number of seconds, or None"
+    )
+
+
+def test_timeout_on_an_inline_sync_tool_is_refused() -> None:
+    def f() -> None:
+        """F."""
+
+    assert _message(f, timeout=1, thread=False) == (
+        "timeout=1 cannot stop the sync tool 'f', which runs inline (thread=False). "
+        "Drop the timeout, or let it run in a thread"
     )
 
 

@@ -9,6 +9,7 @@ the decorator runs, or from raw parts with `Tool.new`, as in
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -17,8 +18,10 @@ from typing import Any, Concatenate, Final, Generic, Protocol, TypeVar, overload
 from typing_extensions import ParamSpec, Self
 
 from ._docstrings import DOCSTRING_STYLES, DocstringStyle
-from ._exceptions import ToolDefinitionError
+from ._exceptions import ToolDefinitionError, ToolError
+from ._execute import Invoker, error_text, is_async_callable, normalise
 from ._results import ToolResult, Widget
+from ._running import TimedOut, block_on, bounded, in_thread, thread_with_timeout
 from ._signature import FunctionInfo, analyze
 from ._types import JsonObject, JsonSchema
 
@@ -36,6 +39,9 @@ P = ParamSpec("P")
 P2 = ParamSpec("P2")
 R = TypeVar("R")
 R2 = TypeVar("R2")
+
+ErrorFormatter = Callable[["Tool[Any, Any]", BaseException], str]
+"""Turns a tool's exception into the text the model sees (see `ToolSet(error_formatter=...)`)."""
 
 ExecuteFn = Callable[
     [str, str, JsonObject], "ToolResult | str | Awaitable[ToolResult | str]"
@@ -164,6 +170,8 @@ class Tool(Generic[P, R]):
         self._function: Callable[..., Any] | None = None
         self._info: FunctionInfo | None = None
         self._is_method = False
+        self._is_async = False
+        self._invoker_cache: Invoker | None = None
 
     @classmethod
     def new(
@@ -229,13 +237,18 @@ class Tool(Generic[P, R]):
             name=tool_name,
             description=info.description if description is None else description,
             parameters=info.parameters,
-            execute_fn=_unbound_execute_fn(tool_name),
+            execute_fn=_no_execute_fn,
             output_schema=info.output_schema,
             **options,
         )
         made._function = func
         made._info = info
         made._is_method = is_method
+        made._is_async = is_async_callable(func)
+        made.execute_fn = made._call_execute_fn
+        if timeout_cannot_work(made):
+            msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
+            raise ToolDefinitionError(msg, function=qualname)
         functools.update_wrapper(made, func)
         return made
 
@@ -267,12 +280,189 @@ class Tool(Generic[P, R]):
         bound = self._copy()
         bound._function = self._function.__get__(target, owner)
         bound._is_method = False
+        bound.execute_fn = bound._call_execute_fn
         return bound
 
     def _copy(self) -> Self:
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         return clone
+
+    # ---------------------------------------------------------- execution
+
+    @property
+    def _invoker(self) -> Invoker:
+        """Built on the first call, so that decoration stays cheap."""
+        invoker = self._invoker_cache
+        if invoker is None:
+            info = self._info
+            if info is None:
+                invoker = Invoker(name=self.name, parameters=self.parameters)
+            else:
+                positional = tuple(
+                    (item.name, item.default)
+                    for item in info.fields
+                    if item.name in info.positional_only
+                )
+                invoker = Invoker(
+                    name=self.name,
+                    parameters=self.parameters,
+                    fields=info.fields,
+                    context=info.context,
+                    positional=positional,
+                )
+            self._invoker_cache = invoker
+        return invoker
+
+    def validate_args(self, args: Any) -> ToolResult | None:
+        """Check arguments against `parameters`.
+
+        Args:
+            args: The arguments as the model sent them: a dict or a JSON string.
+
+        Returns:
+            None when they are valid, else an error `ToolResult` listing every
+            problem with its path, ready to return from an `execute_fn`.
+        """
+        return self._invoker.validate(args)
+
+    def execute(
+        self, agent_id: str, call_id: str, args: Any, *, deps: Any = None
+    ) -> ToolResult:
+        """Validate, convert, run and normalise one call, from sync code.
+
+        Never raises for anything the model sent or the tool did: every
+        failure becomes an error result. `KeyboardInterrupt` propagates. An
+        async tool runs on an event loop of its own; `timeout` is enforced.
+
+        Args:
+            agent_id: The agent that runs the call.
+            call_id: The model's id for the call.
+            args: The arguments as received: a dict, or a JSON string.
+            deps: Passed to a `Context` parameter as `deps`.
+
+        Returns:
+            The result: text for the model, plus `ui` and `structured`.
+        """
+        return self._execute(agent_id, call_id, args, deps, None)
+
+    async def aexecute(
+        self, agent_id: str, call_id: str, args: Any, *, deps: Any = None
+    ) -> ToolResult:
+        """Like `execute`, from async code.
+
+        A sync function runs in a worker thread (unless `thread=False`), so the
+        event loop is never blocked. On `timeout` the result is an error; a
+        sync tool's thread cannot be killed and is left to finish.
+        `asyncio.CancelledError` and `KeyboardInterrupt` propagate.
+        """
+        return await self._aexecute(agent_id, call_id, args, deps, None)
+
+    def _call_execute_fn(self, agent_id: str, call_id: str, args: JsonObject) -> Any:
+        """`execute_fn` of a tool made from a function: run it on decoded args."""
+        if self._is_async:
+            return self.aexecute(agent_id, call_id, args)
+        return self.execute(agent_id, call_id, args)
+
+    def _thunk(
+        self, bound: dict[str, Any], agent_id: str, call_id: str
+    ) -> Callable[[], Any]:
+        function = self._function
+        if function is None:
+            execute_fn = self.execute_fn
+            return lambda: execute_fn(agent_id, call_id, bound)
+        invoker = self._invoker
+        return lambda: invoker.call(function, bound)
+
+    def _execute(
+        self,
+        agent_id: str,
+        call_id: str,
+        args: Any,
+        deps: Any,
+        formatter: ErrorFormatter | None,
+    ) -> ToolResult:
+        bound = self._invoker.bind(args, agent_id, call_id, deps)
+        if type(bound) is not dict:
+            return bound  # type: ignore[return-value]  # an error result
+        try:
+            if (
+                self._function is not None
+                and not self._is_async
+                and self.timeout is None
+            ):
+                outcome = self._invoker.call(
+                    self._function, bound
+                )  # the common case, inline
+            else:
+                outcome = self._run_blocking(self._thunk(bound, agent_id, call_id))
+        except TimedOut:
+            return self._timed_out()
+        except ToolError as error:
+            return ToolResult.error(str(error))
+        except (Exception, SystemExit) as error:
+            return self._crashed(error, formatter)
+        return normalise(outcome, self.name)
+
+    def _run_blocking(self, thunk: Callable[[], Any]) -> Any:
+        if self._is_async:
+            return block_on(thunk, self.timeout)
+        if self.timeout is not None and self.thread:
+            outcome = thread_with_timeout(thunk, self.timeout)
+        else:
+            outcome = thunk()
+        if inspect.isawaitable(outcome):  # an async execute_fn of Tool.new
+            return block_on(lambda: outcome, self.timeout)
+        return outcome
+
+    async def _aexecute(
+        self,
+        agent_id: str,
+        call_id: str,
+        args: Any,
+        deps: Any,
+        formatter: ErrorFormatter | None,
+    ) -> ToolResult:
+        bound = self._invoker.bind(args, agent_id, call_id, deps)
+        if type(bound) is not dict:
+            return bound  # type: ignore[return-value]  # an error result
+        thunk = self._thunk(bound, agent_id, call_id)
+        try:
+            if self._is_async:
+                outcome = await bounded(thunk(), self.timeout)
+            elif self.thread:
+                outcome = await in_thread(thunk, self.timeout)
+            else:
+                outcome = thunk()
+            if inspect.isawaitable(outcome):
+                outcome = await bounded(outcome, self.timeout)
+        except TimedOut:
+            return self._timed_out()
+        except ToolError as error:
+            return ToolResult.error(str(error))
+        except (Exception, SystemExit) as error:
+            return self._crashed(error, formatter)
+        return normalise(outcome, self.name)
+
+    def _timed_out(self) -> ToolResult:
+        return ToolResult.error(
+            f'Tool "{self.name}" timed out after {self.timeout:g} seconds.'
+        )
+
+    def _crashed(
+        self, error: BaseException, formatter: ErrorFormatter | None
+    ) -> ToolResult:
+        import logging
+
+        logging.getLogger("toolkit").error(
+            "Tool %r raised %s", self.name, type(error).__name__, exc_info=error
+        )
+        if formatter is not None:
+            try:
+                return ToolResult.error(str(formatter(self, error)))
+            except Exception as failure:  # a broken formatter must not break the call
+                return ToolResult.error(error_text(failure))
+        return ToolResult.error(error_text(error))
 
     def to_ai_tool(self) -> AITool:
         """The model-facing view: name, description, parameters (no `execute_fn`)."""
@@ -296,12 +486,19 @@ class ClassLevelTool(Tool[P, R]):
         return self._bound_to(owner if owner is not None else type(instance), owner)
 
 
-def _unbound_execute_fn(name: str) -> ExecuteFn:
-    def execute_fn(agent_id: str, call_id: str, args: JsonObject) -> ToolResult:
-        msg = f"Tool {name!r} has no execution yet"
-        raise NotImplementedError(msg)
+def _no_execute_fn(agent_id: str, call_id: str, args: JsonObject) -> ToolResult:
+    """Replaced before a tool made from a function is returned."""
+    raise AssertionError  # pragma: no cover
 
-    return execute_fn
+
+def timeout_cannot_work(made: Tool[Any, Any]) -> bool:
+    """A timeout on a sync tool that runs inline could never be enforced."""
+    return (
+        made.timeout is not None
+        and not made.thread
+        and made._function is not None
+        and not made._is_async
+    )
 
 
 def _check_timeout(timeout: float | None, name: str) -> float | None:

@@ -127,6 +127,18 @@ _QUALIFIERS: Final = frozenset(
         getattr(typing, "ReadOnly", typing_extensions.ReadOnly),
     }
 )
+_REQUIRED: Final = frozenset(
+    {
+        typing_extensions.Required,
+        getattr(typing, "Required", typing_extensions.Required),
+    }
+)
+_NOT_REQUIRED: Final = frozenset(
+    {
+        typing_extensions.NotRequired,
+        getattr(typing, "NotRequired", typing_extensions.NotRequired),
+    }
+)
 _ALIAS_TYPES: Final = tuple(
     {
         getattr(typing, "TypeAliasType", typing_extensions.TypeAliasType),
@@ -327,12 +339,9 @@ def requiredness(annotation: Any) -> bool | None:
         origin = typing.get_origin(tp)
         if origin in _ANNOTATED:
             tp = tp.__origin__
-        elif origin in (typing_extensions.Required, getattr(typing, "Required", None)):
+        elif origin in _REQUIRED:
             return True
-        elif origin in (
-            typing_extensions.NotRequired,
-            getattr(typing, "NotRequired", None),
-        ):
+        elif origin in _NOT_REQUIRED:
             return False
         elif origin in _QUALIFIERS:
             tp = typing.get_args(tp)[0]

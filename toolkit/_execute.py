@@ -1,0 +1,270 @@
+"""Running one call: arguments in, a `ToolResult` out, whatever happens.
+
+`Invoker` is built once per tool. `bind` turns the model's arguments into the
+keyword arguments of the function (parse, validate, convert, inject
+`Context`) or into an error result the model can act on; `run`/`arun` call the
+function and normalise what it returns or raises. Nothing the model sends and
+nothing the tool does escapes as an exception, except `KeyboardInterrupt`,
+`SystemExit`'s siblings that are not errors, and `asyncio.CancelledError`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._context import Context
+from ._convert import Converter, Converters, null_stripper
+from ._json import dumps, to_jsonable
+from ._results import ToolResult
+from ._types import JsonObject, JsonSchema
+from ._typing import Field, ScalarType, TypeNode, UnionType
+from ._validation import Check, compile_check, describe_errors, jsonschema_validator
+
+__all__ = ["Invoker", "error_text", "normalise", "parse_arguments"]
+
+_NO_ARGS: Final = ("", "null")
+
+
+@dataclass(frozen=True, slots=True)
+class _Positional:
+    names: tuple[str, ...]
+    defaults: tuple[Any, ...]
+
+
+class Invoker:
+    """Validates, converts and calls for one tool; built once, used for every call."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        parameters: JsonSchema,
+        fields: tuple[Field, ...] = (),
+        context: str | None = None,
+        positional: tuple[tuple[str, Any], ...] = (),
+    ) -> None:
+        self.name = name
+        self.parameters = parameters
+        self._check: Check | None = compile_check(parameters)
+        self._validator: Any = None  # jsonschema's, built on the first invalid call
+        self._converters: list[tuple[str, Converter]] = Converters().fields(fields)
+        self._strip = null_stripper(fields)
+        self._context = context
+        self._stringly = frozenset(
+            item.name for item in fields if _takes_strings(item.node)
+        )
+        self._positional = (
+            _Positional(
+                tuple(n for n, _ in positional), tuple(d for _, d in positional)
+            )
+            if positional
+            else None
+        )
+
+    # ------------------------------------------------------------ arguments
+
+    def bind(
+        self, args: Any, agent_id: str, call_id: str, deps: Any
+    ) -> dict[str, Any] | ToolResult:
+        """The function's keyword arguments, or an error result for the model."""
+        if type(args) is not dict:
+            args = parse_arguments(self.name, args)
+            if isinstance(args, ToolResult):
+                return args
+        try:
+            if self._strip is not None:
+                args = self._strip(args)
+            if not self._valid(args):
+                repaired = self._repair(args)
+                if isinstance(repaired, ToolResult):
+                    return repaired
+                args = repaired
+            kwargs = self._convert(args)
+        except RecursionError:
+            return ToolResult.error(
+                f'Arguments for tool "{self.name}" are nested too deeply.'
+            )
+        if isinstance(kwargs, ToolResult) or self._context is None:
+            return kwargs
+        kwargs[self._context] = Context(agent_id, call_id, self.name, deps)
+        return kwargs
+
+    def validate(self, args: Any) -> ToolResult | None:
+        """None when `args` fit the schema, else the error result listing every problem."""
+        try:
+            return self._validate(args)
+        except Exception as error:  # a bug here must still not escape
+            return ToolResult.error(
+                f'Arguments for tool "{self.name}" could not be checked: {error_text(error)}'
+            )
+
+    def _validate(self, args: Any) -> ToolResult | None:
+        if type(args) is not dict:
+            parsed = parse_arguments(self.name, args)
+            if isinstance(parsed, ToolResult):
+                return parsed
+            args = parsed
+        try:
+            if self._valid(args):
+                return None
+            return self._invalid(args)
+        except RecursionError:
+            return ToolResult.error(
+                f'Arguments for tool "{self.name}" are nested too deeply.'
+            )
+
+    def _valid(self, args: JsonObject) -> bool:
+        if self._check is not None:
+            return self._check(args)
+        return bool(self._jsonschema().is_valid(args))
+
+    def _jsonschema(self) -> Any:
+        if self._validator is None:
+            self._validator = jsonschema_validator(self.parameters)
+        return self._validator
+
+    def _invalid(self, args: Any) -> ToolResult:
+        lines = describe_errors(self._jsonschema(), args)
+        listed = "\n".join(f"- {line}" for line in lines) or "- (arguments): invalid"
+        return ToolResult.error(f'Invalid arguments for tool "{self.name}":\n{listed}')
+
+    def _repair(self, args: JsonObject) -> JsonObject | ToolResult:
+        """Decode JSON-encoded strings sent for non-string parameters, when that makes them valid."""
+        candidates = {
+            key: value
+            for key, value in args.items()
+            if isinstance(value, str) and key not in self._stringly
+        }
+        if candidates:
+            decoded = dict(args)
+            for key, value in candidates.items():
+                try:
+                    decoded[key] = json.loads(value)
+                except ValueError:
+                    continue
+            if decoded != args and self._valid(decoded):
+                return decoded
+        return self._invalid(args)
+
+    def _convert(self, args: JsonObject) -> dict[str, Any] | ToolResult:
+        if not self._converters:
+            return dict(args) if self._context is not None else args
+        kwargs = dict(args)
+        for name, convert in self._converters:
+            if name in kwargs:
+                try:
+                    kwargs[name] = convert(kwargs[name])
+                except (ValueError, TypeError, ArithmeticError) as error:
+                    return ToolResult.error(
+                        f'Invalid arguments for tool "{self.name}":\n- {name}: {_first_line(error)}'
+                    )
+        return kwargs
+
+    # ------------------------------------------------------------ calling
+
+    def call(self, function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+        """Call `function` with the bound arguments (positional-only ones by position)."""
+        if self._positional is None:
+            return function(**kwargs)
+        return function(*self._pop_positional(kwargs), **kwargs)
+
+    def _pop_positional(self, kwargs: dict[str, Any]) -> list[Any]:
+        assert self._positional is not None  # the caller checks
+        values: list[Any] = []
+        pending: list[Any] = []
+        for name, default in zip(
+            self._positional.names, self._positional.defaults, strict=True
+        ):
+            if name in kwargs:
+                values.extend(pending)
+                pending.clear()
+                values.append(kwargs.pop(name))
+            else:
+                pending.append(default)
+        return values
+
+
+def _takes_strings(node: TypeNode) -> bool:
+    if isinstance(node, ScalarType):
+        return node.py is str
+    if isinstance(node, UnionType):
+        return any(_takes_strings(member) for member in node.members)
+    return False
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def parse_arguments(name: str, args: Any) -> JsonObject | ToolResult:
+    """Arguments as received (a dict, a JSON string, None) → a dict, or an error result."""
+    if args is None:
+        return {}
+    if isinstance(args, (str, bytes, bytearray)):
+        text = (
+            args.decode("utf-8", "replace")
+            if isinstance(args, (bytes, bytearray))
+            else args
+        )
+        if text.strip() in _NO_ARGS:
+            return {}
+        try:
+            args = json.loads(text, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as error:
+            return ToolResult.error(
+                f'Arguments for tool "{name}" are not valid JSON: {error}'
+            )
+    if not isinstance(args, dict):
+        kind = "array" if isinstance(args, list) else type(args).__name__
+        return ToolResult.error(
+            f'Arguments for tool "{name}" must be a JSON object of named arguments, got {kind}.'
+        )
+    return args
+
+
+def _reject_constant(constant: str) -> Any:
+    msg = f"{constant} is not a JSON value"
+    raise ValueError(msg)
+
+
+# ------------------------------------------------------------------ results
+
+
+def normalise(value: Any, name: str) -> ToolResult:
+    """What a tool returned → a `ToolResult` (SPEC §3's table)."""
+    if type(value) is str:
+        return ToolResult(value)
+    if isinstance(value, ToolResult):
+        if isinstance(value.text, str):
+            return value
+        return ToolResult.error(
+            f'Tool "{name}" returned a ToolResult whose text is {type(value.text).__name__}, not str.'
+        )
+    if isinstance(value, str):
+        return ToolResult(str(value))
+    try:
+        data = to_jsonable(value)
+        return ToolResult(dumps(data), structured=data)
+    except (TypeError, ValueError) as error:
+        return ToolResult.error(
+            f'Tool "{name}" returned a value of type {type(value).__qualname__} that cannot be sent as JSON: {error}'
+        )
+
+
+def error_text(error: BaseException) -> str:
+    """`"<ExceptionType>: <message>"`, or the type alone when the message is empty."""
+    message = str(error)
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+def is_async_callable(function: Callable[..., Any]) -> bool:
+    """Whether calling `function` returns an awaitable (async def, or a callable object's async __call__)."""
+    if inspect.iscoroutinefunction(function):
+        return True
+    call = getattr(function, "__call__", None)  # noqa: B004  # an object with an async __call__
+    return call is not None and inspect.iscoroutinefunction(call)
