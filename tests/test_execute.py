@@ -460,7 +460,7 @@ def test_ui_never_reaches_the_text() -> None:
         ),
         (
             {"x": math.nan},
-            'Tool "give" returned a value of type dict that cannot be sent as JSON: Out of range float values are not JSON compliant',
+            'Tool "give" returned a value of type dict that cannot be sent as JSON: nan is not a JSON number',
         ),
         (
             {"x": {1j}},

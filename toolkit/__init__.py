@@ -11,6 +11,7 @@ from ._exceptions import ToolError as ToolError
 from ._exceptions import ToolkitError as ToolkitError
 from ._param import Param as Param
 from ._results import TextUI as TextUI
+from ._results import ToolCall as ToolCall
 from ._results import ToolResult as ToolResult
 from ._results import Widget as Widget
 from ._results import WidgetUI as WidgetUI
@@ -18,6 +19,7 @@ from ._schema import json_schema as json_schema
 from ._tool import AITool as AITool
 from ._tool import Tool as Tool
 from ._tool import tool as tool
+from ._toolset import ToolSet as ToolSet
 
 __version__ = "0.1.0"
 
@@ -28,9 +30,11 @@ __all__ = [
     "Param",
     "TextUI",
     "Tool",
+    "ToolCall",
     "ToolDefinitionError",
     "ToolError",
     "ToolResult",
+    "ToolSet",
     "ToolkitError",
     "Widget",
     "WidgetUI",

@@ -13,6 +13,7 @@ import datetime
 import decimal
 import enum
 import json
+import math
 import pathlib
 import uuid
 from collections.abc import Mapping
@@ -32,11 +33,15 @@ def to_jsonable(value: Any) -> Any:  # a flat chain: one line per kind
     Raises:
         TypeError: The value (or a value inside it) has no JSON form; the
             message names its type.
+        ValueError: The value holds NaN or an infinity.
     """
     if isinstance(value, _PLAIN):
         return value.value if isinstance(value, enum.Enum) else value
     if isinstance(value, float):
-        return value
+        if math.isfinite(value):
+            return value
+        msg = f"{value} is not a JSON number"
+        raise ValueError(msg)
     if isinstance(value, enum.Enum):
         return to_jsonable(value.value)
     if isinstance(value, Mapping):

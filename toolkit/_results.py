@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
-__all__ = ["UI", "TextUI", "ToolResult", "Widget", "WidgetUI"]
+__all__ = ["UI", "TextUI", "ToolCall", "ToolResult", "Widget", "WidgetUI"]
 
 
 @runtime_checkable
@@ -97,3 +97,18 @@ class ToolResult:
     def error(cls, reason: str, *, ui: UI | None = None) -> ToolResult:
         """A failed result; `reason` is what the model sees."""
         return cls(reason, True, ui)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One call requested by a model.
+
+    Attributes:
+        id: The model's id for the call; its result must carry it back.
+        name: The name of the tool to call.
+        args: The arguments as received: a dict, or a JSON string (OpenAI).
+    """
+
+    id: str
+    name: str
+    args: Any = None

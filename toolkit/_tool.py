@@ -288,6 +288,19 @@ class Tool(Generic[P, R]):
         clone.__dict__.update(self.__dict__)
         return clone
 
+    def renamed(self, name: str) -> Self:
+        """A copy of this tool under another name (messages and `Context` use the new one).
+
+        Raises:
+            ToolDefinitionError: `name` is not a valid tool name.
+        """
+        clone = self._copy()
+        clone.name = check_name(name, function=getattr(self, "__qualname__", None))
+        clone._invoker_cache = None
+        if self._function is not None:
+            clone.execute_fn = clone._call_execute_fn
+        return clone
+
     # ---------------------------------------------------------- execution
 
     @property

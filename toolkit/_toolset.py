@@ -1,0 +1,466 @@
+"""`ToolSet`: the per-agent registry of tools with unique names.
+
+A set keeps insertion order everywhere, refuses a second tool under a taken
+name unless told `replace=True`, and is safe to use from several threads
+(mutations take a lock; reads work on snapshots). Composition (`|`,
+`prefixed`, `filtered`, `select`, `without`) returns new sets and checks
+names again. Exports are cached per (format, options) until the set changes.
+`run` executes one turn of calls concurrently, one result per call, in call
+order, whatever any call does.
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from typing import Any, Final, TypeVar, overload
+
+from typing_extensions import ParamSpec
+
+from ._context import Context
+from ._docstrings import DocstringStyle
+from ._exceptions import DuplicateToolError, ToolDefinitionError
+from ._execute import error_text
+from ._results import ToolCall, ToolResult, Widget
+from ._running import block_on
+from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, check_name, tool
+
+__all__ = ["EXPORT_FORMATS", "Middleware", "ToolSet"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+CallNext = Callable[[ToolCall], Awaitable[ToolResult]]
+Middleware = Callable[[ToolCall, Context[Any], CallNext], Awaitable[ToolResult]]
+"""`async def middleware(call, context, call_next) -> ToolResult`."""
+
+EXPORT_FORMATS: Final = (
+    "json",
+    "openai",
+    "openai_responses",
+    "anthropic",
+    "gemini",
+    "mcp",
+)
+
+
+class ToolSet:
+    """A per-agent registry of tools with unique names.
+
+    Args:
+        tools: The tools to register, in order; a repeated name raises
+            `DuplicateToolError`.
+        max_output_chars: Truncate result text longer than this (the full
+            value stays in `ToolResult.structured`), or None.
+        error_formatter: `formatter(tool, exception) -> str` gives the text
+            the model sees when a tool raises (not for `ToolError`).
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool[Any, Any]] = (),
+        *,
+        max_output_chars: int | None = None,
+        error_formatter: ErrorFormatter | None = None,
+    ) -> None:
+        if max_output_chars is not None and (
+            isinstance(max_output_chars, bool) or max_output_chars < 100
+        ):
+            msg = f"max_output_chars={max_output_chars!r} is too small to hold a truncation notice; use at least 100"
+            raise ToolDefinitionError(msg)
+        self._tools: dict[str, Tool[Any, Any]] = {}
+        self._lock = threading.RLock()
+        self._exports: dict[Any, Any] = {}
+        self._middleware: list[Middleware] = []
+        self.max_output_chars = max_output_chars
+        self.error_formatter = error_formatter
+        for item in tools:
+            self.add(item)
+
+    # ------------------------------------------------------------ registry
+
+    def add(self, item: Tool[Any, Any], *, replace: bool = False) -> Tool[Any, Any]:
+        """Register a tool; return it.
+
+        Raises:
+            DuplicateToolError: The name is taken and `replace` is False.
+            TypeError: `item` is not a `Tool`.
+        """
+        if not isinstance(item, Tool):
+            msg = f"ToolSet.add needs a Tool (decorate the function with @tool); got {item!r}"
+            raise TypeError(msg)
+        with self._lock:
+            existing = self._tools.get(item.name)
+            if existing is not None and existing is not item and not replace:
+                raise _duplicate(item, existing)
+            self._tools[item.name] = item
+            self._exports.clear()
+        return item
+
+    @overload
+    def tool(self, func: Callable[P, R], /) -> Tool[P, R]: ...
+
+    @overload
+    def tool(
+        self,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        replace: bool = False,
+        widget: Widget | None = None,
+        timeout: float | None = None,
+        sequential: bool = False,
+        thread: bool = True,
+        title: str | None = None,
+        read_only: bool | None = None,
+        destructive: bool | None = None,
+        idempotent: bool | None = None,
+        open_world: bool | None = None,
+        docstring_style: DocstringStyle | None = None,
+    ) -> ToolDecorator: ...
+
+    def tool(
+        self, func: Any = None, /, *, replace: bool = False, **options: Any
+    ) -> Any:
+        """Decorate a function with `@tool` and register it; bare, or with `tool`'s options.
+
+        Args:
+            func: The function (when used bare).
+            replace: Replace a tool of the same name instead of raising.
+            **options: The options of `toolkit.tool` (`name`, `description`, ...).
+
+        Returns:
+            The registered `Tool`, or a decorator that makes and registers one.
+        """
+
+        def decorate(target: Any) -> Tool[Any, Any]:
+            made: Tool[Any, Any] = tool(**options)(target)
+            return self.add(made, replace=replace)
+
+        return decorate if func is None else decorate(func)
+
+    def remove(self, name: str) -> Tool[Any, Any]:
+        """Unregister and return the tool called `name`.
+
+        Raises:
+            KeyError: No tool has that name.
+        """
+        with self._lock:
+            if name not in self._tools:
+                raise KeyError(self._unknown(name))
+            self._exports.clear()
+            return self._tools.pop(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __getitem__(self, name: str) -> Tool[Any, Any]:
+        found = self._tools.get(name)
+        if found is None:
+            raise KeyError(self._unknown(name))
+        return found
+
+    def get(
+        self, name: str, default: Tool[Any, Any] | None = None
+    ) -> Tool[Any, Any] | None:
+        """The tool called `name`, or `default`."""
+        return self._tools.get(name, default)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[Tool[Any, Any]]:
+        with self._lock:
+            return iter(list(self._tools.values()))
+
+    @property
+    def names(self) -> list[str]:
+        """The tool names, in insertion order."""
+        with self._lock:
+            return list(self._tools)
+
+    def __repr__(self) -> str:
+        return f"ToolSet({self.names!r})"
+
+    # ------------------------------------------------------------ composition
+
+    def _derive(self, tools: Iterable[Tool[Any, Any]]) -> ToolSet:
+        derived = ToolSet(
+            tools,
+            max_output_chars=self.max_output_chars,
+            error_formatter=self.error_formatter,
+        )
+        derived._middleware = list(self._middleware)
+        return derived
+
+    def __or__(self, other: ToolSet) -> ToolSet:
+        """A new set with the tools of both; a shared name raises `DuplicateToolError`."""
+        if not isinstance(other, ToolSet):
+            return NotImplemented
+        return self._derive([*self, *other])
+
+    def prefixed(self, prefix: str) -> ToolSet:
+        """A new set whose tools are named `prefix + name`.
+
+        Raises:
+            ToolDefinitionError: Some prefixed name is not valid (too long, bad characters).
+        """
+        tools = list(self)
+        bad = [item.name for item in tools if not _valid_name(prefix + item.name)]
+        if bad or not _valid_name(prefix + "x"):
+            listed = ", ".join(prefix + name for name in bad) or prefix
+            msg = f"Prefix {prefix!r} makes invalid tool names: {listed}. Names start with a letter or underscore, use letters, digits, '_' or '-', and have at most 64 characters; use a shorter prefix"
+            raise ToolDefinitionError(msg)
+        return self._derive(item.renamed(prefix + item.name) for item in tools)
+
+    def filtered(self, predicate: Callable[[Tool[Any, Any]], bool]) -> ToolSet:
+        """A new set with the tools for which `predicate(tool)` is true."""
+        return self._derive(item for item in self if predicate(item))
+
+    def select(self, *names: str) -> ToolSet:
+        """A new set with the named tools, in the order given.
+
+        Raises:
+            KeyError: A name is not in this set.
+        """
+        return self._derive(self[name] for name in names)
+
+    def without(self, *names: str) -> ToolSet:
+        """A new set without the named tools.
+
+        Raises:
+            KeyError: A name is not in this set.
+        """
+        for name in names:
+            self[name]  # raises a KeyError that lists the available tools
+        dropped = set(names)
+        return self._derive(item for item in self if item.name not in dropped)
+
+    # ------------------------------------------------------------ views
+
+    def to_ai_tools(self) -> list[AITool]:
+        """The model-facing views of the tools, in insertion order."""
+        return [item.to_ai_tool() for item in self]
+
+    def export(self, format: str = "json", **options: Any) -> Any:  # the SPEC's name
+        """The value of the request's `tools` field for one LLM API.
+
+        Args:
+            format: "json", "openai", "openai_responses", "anthropic",
+                "gemini" or "mcp".
+            **options: Passed to the provider (`strict=True`, ...).
+
+        Returns:
+            JSON-ready data, the same object until the set changes: copy it
+            before changing it.
+
+        Raises:
+            ValueError: The format is unknown.
+        """
+        try:
+            key: Any = (format, tuple(sorted(options.items())))
+            hash(key)
+        except TypeError:
+            key = None
+        with self._lock:
+            if key is not None and key in self._exports:
+                return self._exports[key]
+            value = _exporter(format)(self, **options)
+            if key is not None:
+                self._exports[key] = value
+            return value
+
+    def list_widgets(self) -> list[Widget]:
+        """The widgets of the tools, each once, in tool order."""
+        seen: dict[str, Widget] = {}
+        for item in self:
+            if item.widget is not None:
+                seen.setdefault(item.widget.id, item.widget)
+        return list(seen.values())
+
+    # ------------------------------------------------------------ execution
+
+    def use(self, middleware: Middleware) -> Middleware:
+        """Wrap every execution: `async def m(call, context, call_next) -> ToolResult`.
+
+        Middleware runs in the order added (the first is outermost); an
+        exception in it becomes an error result. Returns `middleware`, so it
+        works as a decorator.
+        """
+        with self._lock:
+            self._middleware.append(middleware)
+        return middleware
+
+    def execute(
+        self, agent_id: str, call_id: str, name: str, args: Any, *, deps: Any = None
+    ) -> ToolResult:
+        """Run one call by tool name, from sync code; never raises for the model's or the tool's faults."""
+        if self._middleware:
+            result: ToolResult = block_on(
+                lambda: self.aexecute(agent_id, call_id, name, args, deps=deps), None
+            )
+            return result
+        found = self._tools.get(name)
+        if found is None:
+            return ToolResult.error(self._unknown(name))
+        return self._finish(
+            found._execute(agent_id, call_id, args, deps, self.error_formatter)
+        )
+
+    async def aexecute(
+        self, agent_id: str, call_id: str, name: str, args: Any, *, deps: Any = None
+    ) -> ToolResult:
+        """Run one call by tool name, from async code."""
+        return await self._run_call(agent_id, ToolCall(call_id, name, args), deps)
+
+    async def run(
+        self, agent_id: str, calls: Iterable[ToolCall], *, deps: Any = None
+    ) -> list[ToolResult]:
+        """Run one turn of calls concurrently; one result per call, in call order.
+
+        A tool marked `sequential=True` runs alone: the calls before it finish
+        first, and the calls after it start after it. One call's failure,
+        timeout or crash never affects another.
+        """
+        import asyncio
+
+        batch: list[ToolCall] = []
+        results: list[ToolResult] = []
+        for call in calls:
+            found = self._tools.get(call.name) if isinstance(call, ToolCall) else None
+            if found is not None and found.sequential:
+                results.extend(await self._gather(asyncio, agent_id, batch, deps))
+                batch = []
+                results.append(await self._run_call(agent_id, call, deps))
+            else:
+                batch.append(call)
+        results.extend(await self._gather(asyncio, agent_id, batch, deps))
+        return results
+
+    async def _gather(
+        self, asyncio: Any, agent_id: str, calls: list[ToolCall], deps: Any
+    ) -> list[ToolResult]:
+        if not calls:
+            return []
+        if len(calls) == 1:
+            return [await self._run_call(agent_id, calls[0], deps)]
+        return list(
+            await asyncio.gather(
+                *(self._run_call(agent_id, call, deps) for call in calls)
+            )
+        )
+
+    async def _run_call(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
+        if not isinstance(call, ToolCall):
+            return ToolResult.error(f"Not a tool call: {call!r}")
+        if not self._middleware:
+            return await self._dispatch(agent_id, call, deps)
+        context: Context[Any] = Context(agent_id, call.id, call.name, deps)
+        return self._finish(
+            await self._through_middleware(0, call, context, agent_id, deps)
+        )
+
+    async def _dispatch(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
+        found = self._tools.get(call.name)
+        if found is None:
+            return ToolResult.error(self._unknown(call.name))
+        return self._finish(
+            await found._aexecute(
+                agent_id, call.id, call.args, deps, self.error_formatter
+            )
+        )
+
+    async def _through_middleware(
+        self,
+        index: int,
+        call: ToolCall,
+        context: Context[Any],
+        agent_id: str,
+        deps: Any,
+    ) -> ToolResult:
+        if index == len(self._middleware):
+            return await self._dispatch(agent_id, call, deps)
+
+        async def call_next(next_call: ToolCall) -> ToolResult:
+            return await self._through_middleware(
+                index + 1, next_call, context, agent_id, deps
+            )
+
+        try:
+            result = await self._middleware[index](call, context, call_next)
+        except (Exception, SystemExit) as error:
+            import logging
+
+            logging.getLogger("toolkit").error(
+                "Middleware failed on %r", call.name, exc_info=error
+            )
+            return ToolResult.error(error_text(error))
+        if not isinstance(result, ToolResult):
+            return ToolResult.error(
+                f"Middleware {getattr(self._middleware[index], '__name__', '?')} returned {type(result).__name__}, not a ToolResult"
+            )
+        return result
+
+    def _finish(self, result: ToolResult) -> ToolResult:
+        limit = self.max_output_chars
+        if limit is None or len(result.text) <= limit:
+            return result
+        return _truncated(result, limit)
+
+    def _unknown(self, name: str) -> str:
+        names = self.names
+        available = ", ".join(names) if names else "none"
+        message = f'Unknown tool "{name}". Available tools: {available}.'
+        close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
+        return f'{message} Did you mean "{close[0]}"?' if close else message
+
+
+def _valid_name(name: str) -> bool:
+    try:
+        check_name(name)
+    except ToolDefinitionError:
+        return False
+    return True
+
+
+def _duplicate(item: Tool[Any, Any], existing: Tool[Any, Any]) -> DuplicateToolError:
+    def origin(candidate: Tool[Any, Any]) -> str:
+        return getattr(candidate, "__qualname__", None) or "Tool.new(...)"
+
+    msg = (
+        f"A tool named {item.name!r} is already registered ({origin(existing)}); cannot add {origin(item)} "
+        "under the same name. Rename one of them (name=...), use add(..., replace=True) to replace it, "
+        "or combine sets with tools.prefixed(...)"
+    )
+    return DuplicateToolError(msg, name=item.name)
+
+
+def _truncated(result: ToolResult, limit: int) -> ToolResult:
+    text = result.text
+    notice = f"\n[... {len(text) - limit:,} more characters truncated (of {len(text):,}) ...]\n"
+    budget = max(limit - len(notice), 0)
+    head = budget * 2 // 3
+    tail = budget - head
+    short = text[:head] + notice + (text[-tail:] if tail else "")
+    structured = result.structured if result.structured is not None else text
+    return ToolResult(short, result.is_error, result.ui, structured)
+
+
+def _exporter(format: str) -> Callable[..., Any]:
+    if format == "json":
+        return _export_json
+    if format not in EXPORT_FORMATS:
+        msg = (
+            f"Unknown export format {format!r}; use one of {', '.join(EXPORT_FORMATS)}"
+        )
+        raise ValueError(msg)
+    import importlib
+
+    module = importlib.import_module(f"toolkit.providers.{format}")
+    return module.tools  # type: ignore[no-any-return]
+
+
+def _export_json(toolset: ToolSet) -> list[dict[str, Any]]:
+    return [item.to_ai_tool().to_dict() for item in toolset]
