@@ -52,7 +52,9 @@ class Invoker:
         self._check: Check | None = compile_check(parameters)
         self._validator: Any = None  # jsonschema's, built on the first invalid call
         self._converters: list[tuple[str, Converter]] = Converters().fields(fields)
-        self._strip = null_stripper(fields)
+        self._strip = (
+            null_stripper(fields) if fields else _raw_null_stripper(parameters)
+        )
         self._context = context
         self._stringly = frozenset(
             item.name for item in fields if _takes_strings(item.node)
@@ -186,6 +188,36 @@ class Invoker:
             else:
                 pending.append(default)
         return values
+
+
+def _raw_null_stripper(
+    parameters: JsonSchema,
+) -> Callable[[JsonObject], JsonObject] | None:
+    """For a `Tool.new` schema: drop `null` for optional properties that do not accept it.
+
+    A strict export makes every optional property nullable; `null` then means
+    "not given".
+    """
+    required = set(parameters.get("required", ()))
+    defs = {"$defs": parameters["$defs"]} if "$defs" in parameters else {}
+    droppable = []
+    for name, schema in parameters.get("properties", {}).items():
+        check = compile_check({**schema, **defs}) if isinstance(schema, dict) else None
+        if name not in required and check is not None and not check(None):
+            droppable.append(name)
+    if not droppable:
+        return None
+
+    def strip(args: JsonObject) -> JsonObject:
+        if any(args.get(name, 0) is None for name in droppable):
+            return {
+                key: value
+                for key, value in args.items()
+                if not (value is None and key in droppable)
+            }
+        return args
+
+    return strip
 
 
 def _takes_strings(node: TypeNode) -> bool:

@@ -1,0 +1,610 @@
+"""Pure schema → schema functions shared by the provider modules.
+
+Each takes the canonical Draft 2020-12 schema of a tool (`Tool.parameters`)
+and returns a new one for one API, never changing its input. Strict views
+report why a tool cannot be strict instead of raising: the provider then
+exports that tool with `strict: false`, and `toolkit lint` shows the reasons.
+What a view must drop (a default, a format, a length limit) is said in the
+description, so the model still reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from toolkit._exceptions import ToolDefinitionError
+from toolkit._types import JsonSchema
+
+__all__ = [
+    "Strict",
+    "anthropic_strict",
+    "gemini_openapi",
+    "openai_strict",
+    "strip_meta",
+    "wrap_output",
+]
+
+_META_KEYS: Final = frozenset({"$schema", "$id", "$comment"})
+_OPENAI_FORMATS: Final = frozenset(
+    {
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    }
+)
+_ANTHROPIC_FORMATS: Final = _OPENAI_FORMATS | {"uri"}
+_GEMINI_FORMATS: Final = frozenset({"enum", "date-time"})
+_COMPLEX_PATTERN: Final = re.compile(r"\\[1-9]|\(\?[=!<]|\\b|\\B")
+_NULL: Final = {"type": "null"}
+_OPENAI_LIMITS: Final = {
+    "depth": 10,
+    "properties": 5000,
+    "enum_values": 1000,
+    "text": 120_000,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Strict:
+    """A strict view of a schema, or the reasons there cannot be one.
+
+    Attributes:
+        schema: The strict schema, or None when `problems` is not empty.
+        problems: Why the schema cannot be strict, one sentence each with its path.
+        optional: How many properties are optional (Anthropic counts them per request).
+        unions: How many properties use `anyOf` (Anthropic counts them per request).
+    """
+
+    schema: JsonSchema | None
+    problems: tuple[str, ...] = ()
+    optional: int = 0
+    unions: int = 0
+
+
+def strip_meta(schema: JsonSchema) -> JsonSchema:
+    """Drop `$schema`, `$id` and `$comment`, which some APIs reject, at the root."""
+    if not _META_KEYS & schema.keys():
+        return schema
+    return {key: value for key, value in schema.items() if key not in _META_KEYS}
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _describe(schema: JsonSchema, notes: list[str]) -> JsonSchema:
+    """Append notes about dropped keywords to a schema's description."""
+    if not notes:
+        return schema
+    text = "; ".join(notes)
+    current = schema.get("description")
+    schema["description"] = (
+        f"{current} ({text})" if current else text[:1].upper() + text[1:] + "."
+    )
+    return schema
+
+
+def _accepts_null(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return schema is True
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    if "enum" in schema and None in schema["enum"]:
+        return True
+    return any(_accepts_null(branch) for branch in schema.get("anyOf", ()))
+
+
+def _nullable(schema: JsonSchema) -> JsonSchema:
+    """`anyOf: [schema, null]`, keeping description and title on the outside."""
+    if _accepts_null(schema):
+        return schema
+    inner = dict(schema)
+    outer: dict[str, Any] = {
+        key: inner.pop(key) for key in ("description", "title") if key in inner
+    }
+    if list(inner) == ["anyOf"]:
+        return {"anyOf": [*inner["anyOf"], dict(_NULL)], **outer}
+    return {"anyOf": [inner, dict(_NULL)], **outer}
+
+
+# ---------------------------------------------------------------- strict views
+
+
+class _StrictWalker:
+    """Rewrites a schema into a provider's strict subset, collecting what cannot be."""
+
+    def __init__(
+        self,
+        *,
+        provider: str,
+        keep: frozenset[str],
+        formats: frozenset[str],
+        optional_nullable: bool,
+    ) -> None:
+        self.provider = provider
+        self.keep = keep
+        self.formats = formats
+        self.optional_nullable = optional_nullable
+        self.problems: list[str] = []
+        self.optional = 0
+        self.unions = 0
+        self.properties = 0
+        self.enum_values = 0
+        self.text = 0
+        self.depth = 0
+
+    def root(self, schema: JsonSchema) -> JsonSchema:
+        out = self.node(strip_meta(schema), "(root)", depth=0)
+        if "$defs" in schema:
+            out["$defs"] = {
+                name: self.node(item, f"$defs.{name}", depth=0)
+                for name, item in schema["$defs"].items()
+            }
+        return out
+
+    def node(self, schema: Any, path: str, *, depth: int) -> JsonSchema:  # noqa: C901  # one branch per keyword family
+        if (
+            not isinstance(schema, dict)
+            or not schema
+            or schema == {"description": schema.get("description")}
+        ):
+            self.problems.append(
+                f"{path}: accepts any JSON value, which {self.provider} strict mode cannot express"
+            )
+            return {}
+        self.depth = max(self.depth, depth)
+        out: JsonSchema = {}
+        notes: list[str] = []
+        for key, value in schema.items():
+            if key in ("$defs", "definitions"):
+                continue
+            if key == "properties":
+                continue  # handled with `required` below
+            if key == "anyOf" or key == "oneOf":
+                out["anyOf"] = [
+                    self.node(branch, f"{path}.anyOf[{index}]", depth=depth)
+                    for index, branch in enumerate(value)
+                ]
+            elif key == "items":
+                out["items"] = self.node(value, f"{path}[]", depth=depth + 1)
+            elif key == "additionalProperties":
+                if value is not False:
+                    self.problems.append(
+                        f"{path}: a map with free keys (additionalProperties) cannot be strict in {self.provider}"
+                    )
+            elif key == "format" and value not in self.formats:
+                notes.append(f"format: {value}")
+            elif (
+                key == "pattern"
+                and self.provider == "Anthropic"
+                and _COMPLEX_PATTERN.search(value)
+            ):
+                notes.append(f"pattern: {value}")
+            elif key == "minItems" and self.provider == "Anthropic" and value > 1:
+                notes.append(f"at least {value} items")
+            elif key == "enum":
+                self.enum_values += len(value)
+                self.text += sum(len(str(item)) for item in value)
+                out[key] = value
+            elif key in self.keep:
+                out[key] = value
+            elif key in _UNSTRICT:
+                self.problems.append(
+                    f"{path}: {_UNSTRICT[key]} cannot be strict in {self.provider}"
+                )
+            else:
+                notes.extend(_note(key, value))
+        if schema.get("type") == "object":
+            self._object(schema, out, path, depth=depth)
+        if "$ref" in out and len(out) > 1:
+            ref = out.pop("$ref")
+            out = {"anyOf": [{"$ref": ref}], **out}
+        return _describe(out, notes)
+
+    def _object(
+        self, schema: JsonSchema, out: JsonSchema, path: str, *, depth: int
+    ) -> None:
+        if "properties" not in schema:
+            if (
+                "additionalProperties" not in schema
+            ):  # a map with a value schema is reported already
+                self.problems.append(
+                    f"{path}: an object with free keys cannot be strict in {self.provider}"
+                )
+            if schema.get("additionalProperties") is not False:
+                return
+        required = set(schema.get("required", ()))
+        properties: dict[str, JsonSchema] = {}
+        for name, item in schema.get("properties", {}).items():
+            self.properties += 1
+            self.text += len(name)
+            prop = self.node(
+                item, name if path == "(root)" else f"{path}.{name}", depth=depth + 1
+            )
+            if "anyOf" in prop:
+                self.unions += 1
+            if name not in required:
+                self.optional += 1
+                if self.optional_nullable:
+                    prop = _nullable(prop)
+            properties[name] = prop
+        out["properties"] = properties
+        out["required"] = (
+            list(properties)
+            if self.optional_nullable
+            else [name for name in properties if name in required]
+        )
+        out["additionalProperties"] = False
+
+    def result(self, schema: JsonSchema) -> Strict:
+        return Strict(
+            schema=None if self.problems else schema,
+            problems=tuple(dict.fromkeys(self.problems)),
+            optional=self.optional,
+            unions=self.unions,
+        )
+
+
+_UNSTRICT: Final = {
+    "prefixItems": "a fixed-length tuple (prefixItems)",
+    "allOf": "allOf",
+    "not": "not",
+    "if": "if/then/else",
+    "dependentRequired": "dependentRequired",
+    "dependentSchemas": "dependentSchemas",
+    "patternProperties": "patternProperties",
+    "propertyNames": "a map with constrained keys (propertyNames)",
+    "unevaluatedProperties": "unevaluatedProperties",
+    "unevaluatedItems": "unevaluatedItems",
+    "contains": "contains",
+}
+
+
+def _note(key: str, value: Any) -> list[str]:
+    """The description note for a keyword that a strict view drops."""
+    notes: dict[str, Callable[[], str]] = {
+        "default": lambda: f"default: {_show(value)}",
+        "minLength": lambda: f"at least {value} characters",
+        "maxLength": lambda: f"at most {value} characters",
+        "uniqueItems": lambda: "items must be unique",
+        "examples": lambda: f"examples: {', '.join(_show(item) for item in value)}",
+        "deprecated": lambda: "deprecated",
+        "contentEncoding": lambda: f"{value}-encoded",
+        "minimum": lambda: f"minimum: {value}",
+        "maximum": lambda: f"maximum: {value}",
+        "exclusiveMinimum": lambda: f"greater than {value}",
+        "exclusiveMaximum": lambda: f"less than {value}",
+        "multipleOf": lambda: f"a multiple of {value}",
+        "maxItems": lambda: f"at most {value} items",
+        "minProperties": lambda: f"at least {value} entries",
+        "maxProperties": lambda: f"at most {value} entries",
+    }
+    maker = notes.get(key)
+    return (
+        [maker()]
+        if maker is not None and not (key == "default" and value is None)
+        else []
+    )
+
+
+_OPENAI_KEEP: Final = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "$ref",
+        "description",
+        "title",
+        "pattern",
+        "format",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "minItems",
+        "maxItems",
+    }
+)
+_ANTHROPIC_KEEP: Final = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "$ref",
+        "description",
+        "title",
+        "pattern",
+        "format",
+        "default",
+        "minItems",
+    }
+)
+
+
+def openai_strict(schema: JsonSchema) -> Strict:
+    """OpenAI Structured Outputs: every property required, optional ones nullable.
+
+    `additionalProperties: false` on every object, `default` and unsupported
+    keywords removed and said in the description, `$ref` with siblings
+    wrapped in `anyOf`. Maps, free-form objects, tuples, `Any` and schemas
+    over OpenAI's limits cannot be strict.
+    """
+    walker = _StrictWalker(
+        provider="OpenAI",
+        keep=_OPENAI_KEEP,
+        formats=_OPENAI_FORMATS,
+        optional_nullable=True,
+    )
+    out = walker.root(schema)
+    limits = _OPENAI_LIMITS
+    if walker.depth > limits["depth"]:
+        walker.problems.append(
+            f"(root): nested {walker.depth} levels deep, over OpenAI's limit of {limits['depth']}"
+        )
+    if walker.properties > limits["properties"]:
+        walker.problems.append(
+            f"(root): {walker.properties} properties, over OpenAI's limit of {limits['properties']}"
+        )
+    if walker.enum_values > limits["enum_values"]:
+        walker.problems.append(
+            f"(root): {walker.enum_values} enum values, over OpenAI's limit of {limits['enum_values']}"
+        )
+    if walker.text > limits["text"]:
+        walker.problems.append(
+            f"(root): {walker.text} characters of names and enum values, over OpenAI's limit of {limits['text']}"
+        )
+    return walker.result(out)
+
+
+def anthropic_strict(schema: JsonSchema) -> Strict:
+    """Anthropic strict tool use: closed objects, optional properties kept, no recursion.
+
+    Numeric bounds, length limits, `maxItems`, `minItems` above 1, complex
+    patterns and unknown formats move to the description.
+    """
+    walker = _StrictWalker(
+        provider="Anthropic",
+        keep=_ANTHROPIC_KEEP,
+        formats=_ANTHROPIC_FORMATS,
+        optional_nullable=False,
+    )
+    out = walker.root(schema)
+    cycle = _ref_cycle(schema)
+    if cycle:
+        walker.problems.append(
+            f"$defs.{cycle}: a recursive type, which Anthropic strict mode rejects"
+        )
+    return walker.result(out)
+
+
+def _refs(schema: Any) -> list[str]:
+    if isinstance(schema, dict):
+        found = (
+            [schema["$ref"].rsplit("/", 1)[-1]]
+            if isinstance(schema.get("$ref"), str)
+            else []
+        )
+        return found + [
+            ref
+            for key, value in schema.items()
+            if key != "$defs"
+            for ref in _refs(value)
+        ]
+    if isinstance(schema, list):
+        return [ref for item in schema for ref in _refs(item)]
+    return []
+
+
+def _ref_cycle(schema: JsonSchema) -> str | None:
+    """The name of a definition that refers back to itself, directly or not."""
+    graph = {name: _refs(item) for name, item in schema.get("$defs", {}).items()}
+    for start in graph:
+        seen, stack = set(), list(graph[start])
+        while stack:
+            name = stack.pop()
+            if name == start:
+                return str(start)
+            if name not in seen:
+                seen.add(name)
+                stack.extend(graph.get(name, ()))
+    return None
+
+
+# ---------------------------------------------------------------- Gemini
+
+
+def gemini_openapi(schema: JsonSchema, *, tool_name: str) -> JsonSchema:
+    """Gemini's older `parameters` form: the OpenAPI 3.0 subset.
+
+    `$ref`s are inlined, `anyOf [X, null]` becomes X with `nullable: true`,
+    enums become strings, `const` an enum of one, types are upper case, and
+    keywords the subset lacks (`additionalProperties`, exclusive bounds,
+    `multipleOf`, defaults, most formats) are dropped or said in the description.
+
+    Raises:
+        ToolDefinitionError: The schema is recursive, which this form cannot express.
+    """
+    return _Gemini(schema, tool_name).node(strip_meta(schema), ())
+
+
+class _Gemini:
+    def __init__(self, root: JsonSchema, tool_name: str) -> None:
+        self.defs: dict[str, Any] = root.get("$defs", {})
+        self.tool_name = tool_name
+
+    def node(self, schema: Any, refs: tuple[str, ...]) -> JsonSchema:
+        if not isinstance(schema, dict):
+            return {}
+        if "$ref" in schema:
+            return self._ref(schema, refs)
+        if "anyOf" in schema:
+            return self._union(schema, refs)
+        out: JsonSchema = {}
+        notes: list[str] = []
+        for key, value in schema.items():
+            self._keyword(key, value, out, notes, refs)
+        if "enum" in out:
+            out.update(_string_enum(out["enum"], out.get("type")))
+        return _describe(out, notes)
+
+    def _keyword(
+        self,
+        key: str,
+        value: Any,
+        out: JsonSchema,
+        notes: list[str],
+        refs: tuple[str, ...],
+    ) -> None:
+        if key == "type":
+            out["type"] = value.upper() if isinstance(value, str) else value
+            if value == "null":
+                out.pop("type")
+                out["nullable"] = True
+        elif key == "properties":
+            out["properties"] = {
+                name: self.node(item, refs) for name, item in value.items()
+            }
+        elif key == "items":
+            out["items"] = self.node(value, refs)
+        elif key == "const":
+            out["enum"] = [value]
+        elif key in ("format", "prefixItems"):
+            self._reshaped(key, value, out, notes, refs)
+        elif key in _GEMINI_KEEP:
+            out[key] = value
+        elif key not in _GEMINI_DROP:
+            notes.extend(_note(key, value))
+
+    def _reshaped(
+        self,
+        key: str,
+        value: Any,
+        out: JsonSchema,
+        notes: list[str],
+        refs: tuple[str, ...],
+    ) -> None:
+        """`format` (two values allowed) and `prefixItems` (no tuples in OpenAPI 3.0)."""
+        if key == "format" and value in _GEMINI_FORMATS:
+            out["format"] = value
+        elif key == "format":
+            notes.append(f"format: {value}")
+        else:
+            branches = [self.node(item, refs) for item in value]
+            out["items"] = {"anyOf": branches} if len(branches) > 1 else branches[0]
+            notes.append("items in order: " + ", ".join(_kind(item) for item in value))
+
+    def _ref(self, schema: JsonSchema, refs: tuple[str, ...]) -> JsonSchema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name in refs:
+            chain = " -> ".join((*refs[refs.index(name) :], name))
+            msg = (
+                f"Tool {self.tool_name!r} has a recursive type ({chain}), which Gemini's OpenAPI "
+                "`parameters` form cannot express. Export with the default schema (parametersJsonSchema)"
+            )
+            raise ToolDefinitionError(msg)
+        target = self.node(self.defs.get(name, {}), (*refs, name))
+        siblings = {key: value for key, value in schema.items() if key != "$ref"}
+        return {**target, **self.node(siblings, refs)} if siblings else target
+
+    def _union(self, schema: JsonSchema, refs: tuple[str, ...]) -> JsonSchema:
+        branches = [branch for branch in schema["anyOf"] if branch != _NULL]
+        nullable = len(branches) < len(schema["anyOf"])
+        rest = {key: value for key, value in schema.items() if key != "anyOf"}
+        if len(branches) == 1:
+            out = {**self.node(branches[0], refs), **self.node(rest, refs)}
+        else:
+            out = {
+                "anyOf": [self.node(branch, refs) for branch in branches],
+                **self.node(rest, refs),
+            }
+        if nullable:
+            out["nullable"] = True
+        return out
+
+
+_GEMINI_KEEP: Final = frozenset(
+    {
+        "description",
+        "nullable",
+        "enum",
+        "minItems",
+        "maxItems",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+    }
+)
+_GEMINI_DROP: Final = frozenset(
+    {"additionalProperties", "$defs", "title", "propertyNames", "contentEncoding"}
+)
+
+
+def _string_enum(values: list[Any], kind: Any) -> JsonSchema:
+    """Gemini's enums are strings; a null member becomes `nullable`."""
+    out: JsonSchema = {
+        "enum": [
+            value if isinstance(value, str) else _show(value)
+            for value in values
+            if value is not None
+        ]
+    }
+    if None in values:
+        out["nullable"] = True
+    if kind != "STRING" or any(
+        not isinstance(value, str) for value in values if value is not None
+    ):
+        out["type"] = "STRING"
+        out["format"] = "enum"
+    return out
+
+
+def _kind(schema: Any) -> str:
+    return str(schema.get("type", "any")) if isinstance(schema, dict) else "any"
+
+
+# ---------------------------------------------------------------- MCP
+
+
+def wrap_output(schema: JsonSchema | None) -> JsonSchema | None:
+    """An MCP `outputSchema`: object schemas as they are, others as `{"result": ...}`."""
+    if schema is None:
+        return None
+    defs = schema.get("$defs")
+    body = {key: value for key, value in schema.items() if key != "$defs"}
+    if _is_object_schema(body, defs or {}):
+        return schema
+    wrapped: JsonSchema = {
+        "type": "object",
+        "properties": {"result": body},
+        "required": ["result"],
+    }
+    if defs:
+        wrapped["$defs"] = defs
+    return wrapped
+
+
+def _is_object_schema(schema: JsonSchema, defs: dict[str, Any]) -> bool:
+    if schema.get("type") == "object":
+        return True
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and len(schema) <= 2:
+        target = defs.get(ref.rsplit("/", 1)[-1], {})
+        return isinstance(target, dict) and target.get("type") == "object"
+    return False
