@@ -19,6 +19,7 @@ from typing import Any, Final
 from ._context import Context
 from ._convert import Converter, Converters, null_stripper
 from ._json import dumps, to_jsonable
+from ._log import log_failure
 from ._results import ToolResult
 from ._types import JsonObject, JsonSchema
 from ._typing import Field, ScalarType, TypeNode, UnionType
@@ -73,6 +74,17 @@ class Invoker:
         self, args: Any, agent_id: str, call_id: str, deps: Any
     ) -> dict[str, Any] | ToolResult:
         """The function's keyword arguments, or an error result for the model."""
+        try:
+            return self._bind(args, agent_id, call_id, deps)
+        except Exception as error:  # a bug here must still not escape execute()
+            log_failure("Checking the arguments of %r failed", self.name, error=error)
+            return ToolResult.error(
+                f'Arguments for tool "{self.name}" could not be checked: {error_text(error)}'
+            )
+
+    def _bind(
+        self, args: Any, agent_id: str, call_id: str, deps: Any
+    ) -> dict[str, Any] | ToolResult:
         if type(args) is not dict:
             args = parse_arguments(self.name, args)
             if isinstance(args, ToolResult):

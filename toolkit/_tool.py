@@ -20,6 +20,7 @@ from typing_extensions import ParamSpec, Self
 from ._docstrings import DOCSTRING_STYLES, DocstringStyle
 from ._exceptions import ToolDefinitionError, ToolError
 from ._execute import Invoker, error_text, is_async_callable, normalise
+from ._log import log_failure
 from ._results import ToolResult, Widget
 from ._running import TimedOut, block_on, bounded, in_thread, thread_with_timeout
 from ._signature import FunctionInfo, analyze
@@ -465,11 +466,7 @@ class Tool(Generic[P, R]):
     def _crashed(
         self, error: BaseException, formatter: ErrorFormatter | None
     ) -> ToolResult:
-        import logging
-
-        logging.getLogger("toolkit").error(
-            "Tool %r raised %s", self.name, type(error).__name__, exc_info=error
-        )
+        log_failure("Tool %r raised %s", self.name, type(error).__name__, error=error)
         if formatter is not None:
             try:
                 return ToolResult.error(str(formatter(self, error)))

@@ -22,6 +22,7 @@ from ._context import Context
 from ._docstrings import DocstringStyle
 from ._exceptions import DuplicateToolError, ToolDefinitionError
 from ._execute import error_text
+from ._log import log_failure
 from ._results import ToolCall, ToolResult, Widget
 from ._running import block_on
 from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, check_name, tool
@@ -391,11 +392,7 @@ class ToolSet:
         try:
             result = await self._middleware[index](call, context, call_next)
         except (Exception, SystemExit) as error:
-            import logging
-
-            logging.getLogger("toolkit").error(
-                "Middleware failed on %r", call.name, exc_info=error
-            )
+            log_failure("Middleware failed on %r", call.name, error=error)
             return ToolResult.error(error_text(error))
         if not isinstance(result, ToolResult):
             return ToolResult.error(
