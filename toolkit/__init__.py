@@ -9,6 +9,8 @@ from ._exceptions import DuplicateToolError as DuplicateToolError
 from ._exceptions import ToolDefinitionError as ToolDefinitionError
 from ._exceptions import ToolError as ToolError
 from ._exceptions import ToolkitError as ToolkitError
+from ._lint import Finding as Finding
+from ._lint import lint as lint
 from ._param import Param as Param
 from ._results import TextUI as TextUI
 from ._results import ToolCall as ToolCall
@@ -27,6 +29,7 @@ __all__ = [
     "AITool",
     "Context",
     "DuplicateToolError",
+    "Finding",
     "Param",
     "TextUI",
     "Tool",
@@ -39,6 +42,7 @@ __all__ = [
     "Widget",
     "WidgetUI",
     "json_schema",
+    "lint",
     "tool",
 ]
 

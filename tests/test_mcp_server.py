@@ -1,0 +1,226 @@
+"""The MCP server, driven end to end by the official `mcp` client, over stdio and HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import TextContent
+
+ROOT = pathlib.Path(__file__).parent.parent
+TARGET = str(ROOT / "tests" / "sample_tools.py")
+LIMIT = 60  # seconds, for each test
+
+
+@contextlib.asynccontextmanager
+async def stdio_session() -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "toolkit", "serve", TARGET], cwd=str(ROOT)
+    )
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_server() -> Iterator[str]:
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "serve",
+            TARGET,
+            "--http",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", port), timeout=0.2),
+            ):
+                break
+            assert process.poll() is None, (
+                process.stderr.read() if process.stderr else ""
+            )
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=15)
+        stderr = process.stderr.read() if process.stderr else b""
+        if process.stderr:
+            process.stderr.close()
+        assert code == 0, stderr
+
+
+@contextlib.asynccontextmanager
+async def http_session(url: str) -> AsyncIterator[ClientSession]:
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+async def _exercise(session: ClientSession) -> None:
+    listed = await session.list_tools()
+    by_name = {item.name: item for item in listed.tools}
+    assert list(by_name) == ["get_weather", "search", "file_category", "show_map"]
+    weather = by_name["get_weather"]
+    assert weather.title == "Weather"
+    assert weather.input_schema["required"] == ["city"]
+    assert weather.annotations is not None
+    assert weather.annotations.read_only_hint is True
+    assert by_name["show_map"].output_schema == {
+        "type": "object",
+        "additionalProperties": {"type": "number"},
+        "description": "The centre that was shown.",
+    }
+
+    ok = await session.call_tool("get_weather", {"city": "Oslo"})
+    assert (ok.is_error, _text(ok)) == (
+        False,
+        "Sunny in Oslo for 1 day(s), 22 degrees c",
+    )
+
+    bad = await session.call_tool("get_weather", {"city": 3})
+    assert bad.is_error is True
+    assert (
+        _text(bad)
+        == 'Invalid arguments for tool "get_weather":\n- city: expected string, got integer 3'
+    )
+
+    structured = await session.call_tool("show_map", {"lat": 1, "lon": 2})
+    assert structured.structured_content == {"lat": 1.0, "lon": 2.0}
+    assert json.loads(_text(structured)) == {"lat": 1.0, "lon": 2.0}
+
+    listed_result = await session.call_tool("search", {"query": "mcp"})
+    assert listed_result.structured_content == {
+        "result": [{"title": "About mcp", "rank": 1}]
+    }
+
+    with pytest.raises(MCPError) as caught:
+        await session.call_tool("nope", {})
+    assert caught.value.error.code == -32602
+    assert caught.value.error.message.startswith('Unknown tool "nope".')
+
+    concurrent = await asyncio.gather(
+        *(
+            session.call_tool(
+                "get_weather", {"city": f"c{index}", "days": 1 + index % 7}
+            )
+            for index in range(20)
+        )
+    )
+    assert [_text(result) for result in concurrent] == [
+        f"Sunny in c{index} for {1 + index % 7} day(s), 22 degrees c"
+        for index in range(20)
+    ]
+
+
+def _text(result: Any) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def test_stdio_end_to_end() -> None:
+    async def main() -> None:
+        with anyio.fail_after(LIMIT):
+            async with stdio_session() as session:
+                await _exercise(session)
+
+    anyio.run(main)
+
+
+def test_http_end_to_end() -> None:
+    async def main(url: str) -> None:
+        with anyio.fail_after(LIMIT):
+            async with http_session(url) as session:
+                await _exercise(session)
+
+    with http_server() as url:
+        anyio.run(main, url)
+
+
+def test_stdio_server_exits_when_stdin_closes() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "serve", TARGET],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    _, stderr = process.communicate(b"", timeout=LIMIT)
+    assert process.returncode == 0, stderr
+
+
+def test_stdio_server_exits_cleanly_on_sigterm() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "serve", TARGET],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(1.5)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=LIMIT)
+    assert process.returncode == 0, stderr
+
+
+def test_build_server_without_mcp_says_how_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolkit.providers import mcp as provider
+
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    with pytest.raises(ImportError, match=r"pip install 'toolkit\[mcp\]'"):
+        provider.build_server(
+            __import__("tests.sample_tools", fromlist=["tools"]).tools
+        )
+
+
+def test_parse_address() -> None:
+    from toolkit.providers.mcp import parse_address
+
+    assert parse_address("127.0.0.1:8000") == ("127.0.0.1", 8000)
+    assert parse_address(":9000") == ("127.0.0.1", 9000)
+    assert parse_address("9000") == ("127.0.0.1", 9000)
+    assert parse_address("[::1]:8000") == ("::1", 8000)
+    for bad in ("host:", "host:http", "host:70000"):
+        with pytest.raises(ValueError, match="give HOST:PORT"):
+            parse_address(bad)

@@ -1,0 +1,7 @@
+"""`python -m toolkit`: the same as the `toolkit` command."""
+
+import sys
+
+from ._cli import main
+
+sys.exit(main())
