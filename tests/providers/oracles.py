@@ -35,15 +35,20 @@ def _check_keys(value: Any, annotation: Any, path: str) -> None:
             _check_keys(item, inner, f"{path}[{index}]")
 
 
+_WRAPPERS = {
+    typing.Annotated,
+    typing_extensions.Annotated,
+    typing_extensions.Required,
+    typing_extensions.NotRequired,
+    getattr(typing, "Required", typing_extensions.Required),
+    getattr(typing, "NotRequired", typing_extensions.NotRequired),
+}
+
+
 def _strip(annotation: Any) -> Any:
     while True:
         origin = typing.get_origin(annotation)
-        if origin in (
-            typing.Annotated,
-            typing_extensions.Required,
-            typing_extensions.NotRequired,
-            typing.Required if hasattr(typing, "Required") else None,
-        ):
+        if origin is not None and origin in _WRAPPERS:
             annotation = typing.get_args(annotation)[0]
         else:
             return annotation
