@@ -34,7 +34,7 @@ def test_quick_start_runs_as_written() -> None:
     namespace: dict[str, object] = {}
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
-        exec(_block_after("## Quick start"), namespace)  # noqa: S102  # the README's own code
+        exec(_block_after("## Quick start"), namespace)  # the README's own code
     lines = output.getvalue().splitlines()
     assert lines[-1] == "22 degrees c in Paris"
     weather = namespace["get_weather"]
