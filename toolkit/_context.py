@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic
-
-from typing_extensions import TypeVar
+from typing import TYPE_CHECKING, Any, Generic
 
 __all__ = ["Context"]
 
-DepsT = TypeVar("DepsT", default=Any)
+if (
+    TYPE_CHECKING
+):  # a default, so that a bare `Context` means `Context[Any]` to type checkers
+    from typing_extensions import TypeVar
+
+    DepsT = TypeVar("DepsT", default=Any)
+else:  # the same at run time, without importing typing_extensions
+    from typing import TypeVar
+
+    DepsT = TypeVar("DepsT")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,6 @@ validation so that the Python default applies.
 
 from __future__ import annotations
 
-import base64
-import decimal
-import pathlib
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -39,6 +36,7 @@ from ._typing import (
     TupleType,
     TypeNode,
     UnionType,
+    stdlib_scalars,
 )
 from ._validation import json_equal
 
@@ -55,11 +53,15 @@ def _to_float(value: Any) -> Any:
     return float(value) if isinstance(value, int) else value
 
 
-def _to_decimal(value: Any) -> decimal.Decimal:
+def _to_decimal(value: Any) -> Any:
+    import decimal
+
     return decimal.Decimal(value if isinstance(value, str) else repr(value))
 
 
 def _to_bytes(value: str) -> bytes:
+    import base64
+
     try:
         return base64.b64decode(value, validate=True)
     except ValueError:
@@ -68,20 +70,33 @@ def _to_bytes(value: str) -> bytes:
         raise ValueError(msg) from None
 
 
-def _scalar_converters() -> dict[type, Converter]:
+_SCALARS: Final[dict[type, Converter]] = {
+    int: _to_int,
+    float: _to_float,
+    bytes: _to_bytes,
+}
+
+
+def _scalar_converter(py: type) -> Converter | None:
+    """The converter of a scalar type; the stdlib ones are added on first use."""
+    if py not in _SCALARS and py in stdlib_scalars():
+        _SCALARS.update(_stdlib_converters())
+    return _SCALARS.get(py)
+
+
+def _stdlib_converters() -> dict[type, Converter]:
     import datetime
+    import decimal
+    import pathlib
     import uuid
 
     table: dict[type, Converter] = {
-        int: _to_int,
-        float: _to_float,
         datetime.datetime: parse_date_time,
         datetime.date: parse_date,
         datetime.time: parse_time,
         datetime.timedelta: parse_duration,
         uuid.UUID: parse_uuid,
         decimal.Decimal: _to_decimal,
-        bytes: _to_bytes,
     }
     for path in (
         pathlib.Path,
@@ -95,9 +110,6 @@ def _scalar_converters() -> dict[type, Converter]:
     return table
 
 
-_SCALARS: Final = _scalar_converters()
-
-
 class Converters:
     """Builds converters for nodes, sharing one per named type (recursion included)."""
 
@@ -107,7 +119,7 @@ class Converters:
     def for_node(self, node: TypeNode) -> Converter | None:  # one line per kind
         """The converter of `node`, or None when its JSON value is already right."""
         if isinstance(node, ScalarType):
-            return _SCALARS.get(node.py)
+            return _scalar_converter(node.py)
         if isinstance(node, LiteralType):
             return _literal(node)
         if isinstance(node, EnumType):
@@ -271,12 +283,15 @@ def _matches_scalar(py: type, value: Any) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
     if py is type(None):
         return value is None
-    if py is decimal.Decimal:
+    if py.__name__ == "Decimal" and py in stdlib_scalars():
         return isinstance(value, (int, float, str)) and not isinstance(value, bool)
     if not isinstance(value, str):
         return False
+    convert = _scalar_converter(py)
+    if convert is None:
+        return False
     try:
-        _SCALARS[py](value)
+        convert(value)
     except (ValueError, TypeError):
         return False
     return True

@@ -11,9 +11,7 @@ nothing the tool does escapes as an exception, except `KeyboardInterrupt`,
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Final
 
 from ._context import Context
@@ -30,10 +28,14 @@ __all__ = ["Invoker", "error_text", "normalise", "parse_arguments"]
 _NO_ARGS: Final = ("", "null")
 
 
-@dataclass(frozen=True, slots=True)
 class _Positional:
-    names: tuple[str, ...]
-    defaults: tuple[Any, ...]
+    """Names and defaults of the positional-only parameters, in order."""
+
+    __slots__ = ("defaults", "names")
+
+    def __init__(self, names: tuple[str, ...], defaults: tuple[Any, ...]) -> None:
+        self.names = names
+        self.defaults = defaults
 
 
 class Invoker:
@@ -154,6 +156,8 @@ class Invoker:
             if isinstance(value, str) and key not in self._stringly
         }
         if candidates:
+            import json
+
             decoded = dict(args)
             for key, value in candidates.items():
                 try:
@@ -247,6 +251,8 @@ def _first_line(error: BaseException) -> str:
 
 def parse_arguments(name: str, args: Any) -> JsonObject | ToolResult:
     """Arguments as received (a dict, a JSON string, None) → a dict, or an error result."""
+    import json
+
     if args is None:
         return {}
     if isinstance(args, (str, bytes, bytearray)):

@@ -8,12 +8,13 @@ UTC offset (models often do); the function then receives a naive datetime.
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import re
-import uuid
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    import datetime
+    import uuid
 
 __all__ = ["FORMAT_CHECKS", "parse_duration"]
 
@@ -50,6 +51,8 @@ def _zulu(text: str) -> str:
 
 def parse_date_time(text: str) -> datetime.datetime:
     """Read an RFC 3339 date-time (offset optional, `T` or space)."""
+    import datetime
+
     if not _DATE_TIME.fullmatch(text):
         msg = f"{text!r} is not a date-time like 2024-05-01T09:30:00Z"
         raise ValueError(msg)
@@ -58,6 +61,8 @@ def parse_date_time(text: str) -> datetime.datetime:
 
 def parse_date(text: str) -> datetime.date:
     """Read a calendar date, `YYYY-MM-DD`."""
+    import datetime
+
     if not _DATE.fullmatch(text):
         msg = f"{text!r} is not a date like 2024-05-01"
         raise ValueError(msg)
@@ -66,6 +71,8 @@ def parse_date(text: str) -> datetime.date:
 
 def parse_time(text: str) -> datetime.time:
     """Read a time of day, `HH:MM[:SS[.ffffff]]` with an optional offset."""
+    import datetime
+
     if not _TIME.fullmatch(text):
         msg = f"{text!r} is not a time like 09:30:00"
         raise ValueError(msg)
@@ -74,6 +81,8 @@ def parse_time(text: str) -> datetime.time:
 
 def parse_duration(text: str) -> datetime.timedelta:
     """Read an ISO 8601 duration (`P1DT2H`, `PT90S`); a year is 365 days, a month 30."""
+    import datetime
+
     match = _DURATION.fullmatch(text)
     if match is None or text.rstrip("T") in ("P", "-P") or text.endswith("T"):
         msg = f"{text!r} is not an ISO 8601 duration like P1DT2H30M"
@@ -94,6 +103,8 @@ def parse_duration(text: str) -> datetime.timedelta:
 
 def parse_uuid(text: str) -> uuid.UUID:
     """Read a UUID in its canonical hyphenated form."""
+    import uuid
+
     if not _UUID.fullmatch(text):
         msg = f"{text!r} is not a UUID like 123e4567-e89b-12d3-a456-426614174000"
         raise ValueError(msg)
@@ -110,6 +121,18 @@ def _matches(pattern: re.Pattern[str], example: str) -> Callable[[str], object]:
     return check
 
 
+def _ipv4(text: str) -> object:
+    import ipaddress
+
+    return ipaddress.IPv4Address(text)
+
+
+def _ipv6(text: str) -> object:
+    import ipaddress
+
+    return ipaddress.IPv6Address(text)
+
+
 FORMAT_CHECKS: Final[dict[str, Callable[[str], object]]] = {
     "date-time": parse_date_time,
     "date": parse_date,
@@ -119,7 +142,7 @@ FORMAT_CHECKS: Final[dict[str, Callable[[str], object]]] = {
     "email": _matches(_EMAIL, "name@example.com"),
     "hostname": _matches(_HOSTNAME, "example.com"),
     "uri": _matches(_URI, "https://example.com/"),
-    "ipv4": ipaddress.IPv4Address,
-    "ipv6": ipaddress.IPv6Address,
+    "ipv4": _ipv4,
+    "ipv6": _ipv6,
 }
 """Format name → a function that reads a string and raises ValueError when it is not valid."""

@@ -7,24 +7,26 @@ Sets are sorted when their items can be, so the output is deterministic.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import datetime
-import decimal
 import enum
-import json
+import functools
 import math
-import pathlib
-import uuid
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    import datetime
 
 __all__ = ["dumps", "to_jsonable"]
 
 _PLAIN: Final = (str, int, bool, type(None))
-_ENCODER: Final = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False
-)
+
+
+@functools.cache
+def _encoder() -> Any:
+    import json
+
+    return json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def to_jsonable(value: Any) -> Any:  # a flat chain: one line per kind
@@ -61,6 +63,12 @@ def to_jsonable(value: Any) -> Any:  # a flat chain: one line per kind
 
 
 def _special(value: Any) -> Any:
+    import base64
+    import datetime
+    import decimal
+    import pathlib
+    import uuid
+
     if isinstance(value, (datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, datetime.timedelta):
@@ -83,8 +91,8 @@ def dumps(value: Any) -> str:
         ValueError: The value holds NaN or an infinity.
     """
     if isinstance(value, str):
-        return _ENCODER.encode(value)
-    return _ENCODER.encode(to_jsonable(value))
+        return _encoder().encode(value)  # type: ignore[no-any-return]
+    return _encoder().encode(to_jsonable(value))  # type: ignore[no-any-return]
 
 
 def _key(key: Any) -> str:
@@ -93,7 +101,7 @@ def _key(key: Any) -> str:
     if isinstance(key, enum.Enum):
         return str(key.value)
     if isinstance(key, (int, float, bool)) or key is None:
-        return json.dumps(key)
+        return str(_encoder().encode(key))
     msg = f"a dict key of type {type(key).__qualname__} cannot be a JSON object key"
     raise TypeError(msg)
 
@@ -102,12 +110,14 @@ def _sorted_if_possible(items: list[Any]) -> list[Any]:
     try:
         return sorted(items)
     except TypeError:
+        import json
+
         return sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
 
 
 def _duration(value: datetime.timedelta) -> str:
     """ISO 8601 duration, as `format: duration` expects: `P1DT2H3M4.5S`."""
-    sign = "-" if value < datetime.timedelta(0) else ""
+    sign = "-" if value.days < 0 else ""
     value = abs(value)
     seconds = value.seconds + value.microseconds / 1_000_000
     hours, rest = divmod(seconds, 3600)

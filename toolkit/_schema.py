@@ -38,23 +38,32 @@ __all__ = ["SchemaBuilder", "json_schema", "property_schema"]
 
 _REF_PREFIX: Final = "#/$defs/"
 _DECIMAL_PATTERN: Final = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
-_SCALAR_SCHEMAS: Final[dict[type, JsonSchema]] = {}
+_SCALAR_SCHEMAS: Final[dict[type, JsonSchema]] = {
+    str: {"type": "string"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    bool: {"type": "boolean"},
+    type(None): {"type": "null"},
+    bytes: {"type": "string", "contentEncoding": "base64"},
+}
 
 
-def _scalar_table() -> dict[type, JsonSchema]:
+def _scalar_schema(py: type) -> JsonSchema:
+    """The schema of a scalar type; the stdlib ones are added on first use."""
+    schema = _SCALAR_SCHEMAS.get(py)
+    if schema is None:
+        _SCALAR_SCHEMAS.update(_stdlib_schemas())
+        schema = _SCALAR_SCHEMAS[py]
+    return _copy(schema)
+
+
+def _stdlib_schemas() -> dict[type, JsonSchema]:
     import datetime
     import decimal
     import pathlib
     import uuid
 
-    strings = {"type": "string"}
     table: dict[type, JsonSchema] = {
-        str: strings,
-        int: {"type": "integer"},
-        float: {"type": "number"},
-        bool: {"type": "boolean"},
-        type(None): {"type": "null"},
-        bytes: {"type": "string", "contentEncoding": "base64"},
         datetime.datetime: {"type": "string", "format": "date-time"},
         datetime.date: {"type": "string", "format": "date"},
         datetime.time: {"type": "string", "format": "time"},
@@ -75,11 +84,10 @@ def _scalar_table() -> dict[type, JsonSchema]:
         pathlib.WindowsPath,
         pathlib.PureWindowsPath,
     ):
-        table[path] = strings
+        table[path] = {"type": "string"}
     return table
 
 
-_SCALAR_SCHEMAS.update(_scalar_table())
 _JSON_TYPES: Final = {
     str: "string",
     int: "integer",
@@ -155,7 +163,7 @@ class SchemaBuilder:
         return {}
 
     def _scalar(self, node: ScalarType) -> JsonSchema:
-        return _copy(_SCALAR_SCHEMAS[node.py])
+        return _scalar_schema(node.py)
 
     def _literal(self, node: LiteralType) -> JsonSchema:
         schema = _shared_type(node.values)

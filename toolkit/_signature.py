@@ -9,13 +9,10 @@ their annotation before any schema is built, so they never reach it.
 from __future__ import annotations
 
 import enum
-import inspect
+import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final
-
-import typing_extensions
 
 from ._docstrings import Docstring, DocstringStyle, parse_docstring
 from ._exceptions import ToolDefinitionError
@@ -37,16 +34,33 @@ from ._typing import (
     TypeNode,
     UnionType,
     describe,
-    is_context,
+    get_hints,
+    is_context_type,
+    unwrap,
 )
 
 __all__ = ["FunctionInfo", "analyze"]
 
-_EMPTY: Final = inspect.Parameter.empty
+_EMPTY: Final = object()  # no default, no annotation
 _UNSTRUCTURED_RETURNS: Final = frozenset({str, type(None), None, _EMPTY, typing.Any})
+_CO_VARARGS: Final = 0x04
+_CO_VARKEYWORDS: Final = 0x08
+# Kinds of parameter, in signature order (as inspect.Parameter numbers them).
+POSITIONAL_ONLY, POSITIONAL, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = range(5)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+class Parameter:
+    """One parameter of a function: what `inspect.Parameter` says, for less."""
+
+    __slots__ = ("annotation", "default", "kind", "name")
+
+    def __init__(self, name: str, kind: int, default: Any, annotation: Any) -> None:
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.annotation = annotation
+
+
 class FunctionInfo:
     """What a tool needs to know about its function.
 
@@ -60,13 +74,34 @@ class FunctionInfo:
         return_node: The type node of the return annotation, when it has one.
     """
 
-    fields: tuple[Field, ...]
-    positional_only: frozenset[str]
-    context: str | None
-    parameters: JsonSchema
-    description: str
-    output_schema: JsonSchema | None
-    return_node: TypeNode | None
+    __slots__ = (
+        "context",
+        "description",
+        "fields",
+        "output_schema",
+        "parameters",
+        "positional_only",
+        "return_node",
+    )
+
+    def __init__(
+        self,
+        *,
+        fields: tuple[Field, ...],
+        positional_only: frozenset[str],
+        context: str | None,
+        parameters: JsonSchema,
+        description: str,
+        output_schema: JsonSchema | None,
+        return_node: TypeNode | None,
+    ) -> None:
+        self.fields = fields
+        self.positional_only = positional_only
+        self.context = context
+        self.parameters = parameters
+        self.description = description
+        self.output_schema = output_schema
+        self.return_node = return_node
 
 
 def analyze(
@@ -91,6 +126,84 @@ def analyze(
     return _Analysis(func, skip_first=skip_first, style=docstring_style).run()
 
 
+def read_parameters(func: Callable[..., Any]) -> list[Parameter]:
+    """The parameters of `func` in signature order.
+
+    A plain function is read from its code object, which is several times
+    cheaper than `inspect.signature`; anything else (a wrapped function, a
+    partial, a callable object) goes through `inspect.signature`.
+    """
+    code = getattr(func, "__code__", None)
+    if (
+        type(func) is not types.FunctionType
+        or code is None
+        or hasattr(func, "__wrapped__")
+        or hasattr(func, "__signature__")
+    ):
+        return _inspect_parameters(func)
+    names = code.co_varnames
+    positional, positional_only, keyword_only = (
+        code.co_argcount,
+        code.co_posonlyargcount,
+        code.co_kwonlyargcount,
+    )
+    defaults = func.__defaults__ or ()
+    keyword_defaults = func.__kwdefaults__ or {}
+    annotations = func.__annotations__
+    first_default = positional - len(defaults)
+    found = [
+        Parameter(
+            names[index],
+            POSITIONAL_ONLY if index < positional_only else POSITIONAL,
+            defaults[index - first_default] if index >= first_default else _EMPTY,
+            annotations.get(names[index], _EMPTY),
+        )
+        for index in range(positional)
+    ]
+    extra = positional + keyword_only
+    if code.co_flags & _CO_VARARGS:
+        found.append(
+            Parameter(
+                names[extra],
+                VAR_POSITIONAL,
+                _EMPTY,
+                annotations.get(names[extra], _EMPTY),
+            )
+        )
+        extra += 1
+    for name in names[positional : positional + keyword_only]:
+        found.append(
+            Parameter(
+                name,
+                KEYWORD_ONLY,
+                keyword_defaults.get(name, _EMPTY),
+                annotations.get(name, _EMPTY),
+            )
+        )
+    if code.co_flags & _CO_VARKEYWORDS:
+        found.append(
+            Parameter(
+                names[extra], VAR_KEYWORD, _EMPTY, annotations.get(names[extra], _EMPTY)
+            )
+        )
+    return found
+
+
+def _inspect_parameters(func: Callable[..., Any]) -> list[Parameter]:
+    import inspect
+
+    empty = inspect.Parameter.empty
+    return [
+        Parameter(
+            item.name,
+            int(item.kind),
+            _EMPTY if item.default is empty else item.default,
+            _EMPTY if item.annotation is empty else item.annotation,
+        )
+        for item in inspect.signature(func).parameters.values()
+    ]
+
+
 class _Analysis:
     def __init__(
         self,
@@ -104,33 +217,33 @@ class _Analysis:
         self.style = style
         self.problems: list[str] = []
         self.translator = Translator()
+        self.contexts: list[str] = []
 
     def run(self) -> FunctionInfo:
-        parameters = list(inspect.signature(self.func).parameters.values())
-        if self.skip_first and parameters:
-            parameters = parameters[1:]
+        every = read_parameters(self.func)
+        parameters = every[1:] if self.skip_first and every else every
         hints = self._hints(parameters)
         docs = self._docstring()
-        contexts = self._context_names(parameters, hints)
         fields = [
             field
             for parameter in parameters
-            if parameter.name not in contexts
-            and (field := self._field(parameter, hints, docs)) is not None
+            if (field := self._field(parameter, hints, docs)) is not None
         ]
-        self._check_documented(docs, parameters)
+        if len(self.contexts) > 1:
+            listed = ", ".join(repr(name) for name in self.contexts)
+            self.problems.append(
+                f"parameters {listed} are all annotated Context. Keep one Context parameter"
+            )
+        self._check_documented(docs, every, parameters)
         return_node = self._return_node(hints)
         if self.problems:
             raise ToolDefinitionError.collected(self.func.__qualname__, self.problems)
-        return self._build(
-            fields, parameters, contexts[0] if contexts else None, docs, return_node
-        )
+        return self._build(fields, parameters, docs, return_node)
 
     def _build(
         self,
         fields: list[Field],
-        parameters: list[inspect.Parameter],
-        context: str | None,
+        parameters: list[Parameter],
         docs: Docstring,
         return_node: TypeNode | None,
     ) -> FunctionInfo:
@@ -139,18 +252,18 @@ class _Analysis:
         return FunctionInfo(
             fields=tuple(fields),
             positional_only=frozenset(
-                p.name for p in parameters if p.kind is p.POSITIONAL_ONLY
+                p.name for p in parameters if p.kind == POSITIONAL_ONLY
             ),
-            context=context,
+            context=self.contexts[0] if self.contexts else None,
             parameters=schema,
             description=docs.description,
             output_schema=_output_schema(return_node, docs.returns),
             return_node=return_node,
         )
 
-    def _hints(self, parameters: list[inspect.Parameter]) -> dict[str, Any]:
+    def _hints(self, parameters: list[Parameter]) -> dict[str, Any]:
         try:
-            return typing_extensions.get_type_hints(self.func, include_extras=True)
+            return get_hints(self.func)
         except NameError as error:
             hints: dict[str, Any] = {}
             for parameter in parameters:
@@ -161,8 +274,10 @@ class _Analysis:
                 )
             return hints
 
-    def _resolve_one(self, parameter: inspect.Parameter, hints: dict[str, Any]) -> None:
+    def _resolve_one(self, parameter: Parameter, hints: dict[str, Any]) -> None:
         annotation = parameter.annotation
+        if annotation is _EMPTY:
+            return
         if not isinstance(annotation, str):
             hints[parameter.name] = annotation
             return
@@ -182,41 +297,33 @@ class _Analysis:
             self.problems.append(str(error))
             return Docstring()
 
-    def _context_names(
-        self, parameters: list[inspect.Parameter], hints: dict[str, Any]
-    ) -> list[str]:
-        names = [
-            p.name for p in parameters if p.name in hints and is_context(hints[p.name])
-        ]
-        if len(names) > 1:
-            listed = ", ".join(repr(name) for name in names)
-            self.problems.append(
-                f"parameters {listed} are all annotated Context. Keep one Context parameter"
-            )
-        return names
-
     def _field(
-        self, parameter: inspect.Parameter, hints: dict[str, Any], docs: Docstring
+        self, parameter: Parameter, hints: dict[str, Any], docs: Docstring
     ) -> Field | None:
         name = parameter.name
-        if parameter.kind is parameter.VAR_POSITIONAL:
+        if parameter.kind == VAR_POSITIONAL:
             self.problems.append(
                 f"parameter '*{name}': *args cannot be sent by a model, which sends named arguments. Replace it with a parameter such as `{name}: list[...]`"
             )
             return None
-        if parameter.kind is parameter.VAR_KEYWORD:
+        if parameter.kind == VAR_KEYWORD:
             self.problems.append(
                 f"parameter '**{name}': **kwargs has no schema a model can follow. Replace it with named parameters, or with `{name}: dict[str, ...]`"
             )
             return None
+        annotation = hints.get(name, Any)
         try:
-            node = self.translator.translate(hints.get(name, Any))
+            tp, meta = unwrap(annotation)
+            if is_context_type(tp):
+                self.contexts.append(name)
+                return None
+            node = self.translator.node(tp, meta)
         except ToolDefinitionError as error:
             self.problems.append(f"parameter {name!r}: {error}")
             return None
         default = MISSING if parameter.default is _EMPTY else parameter.default
         if default is not MISSING and not fits(default, node):
-            self.problems.append(_default_problem(name, default, hints.get(name, Any)))
+            self.problems.append(_default_problem(name, default, annotation))
         description = (
             node.meta.description
             if node.meta and node.meta.description
@@ -231,9 +338,9 @@ class _Analysis:
         )
 
     def _check_documented(
-        self, docs: Docstring, parameters: list[inspect.Parameter]
+        self, docs: Docstring, every: list[Parameter], parameters: list[Parameter]
     ) -> None:
-        known = {p.name for p in inspect.signature(self.func).parameters.values()}
+        known = {p.name for p in every}
         for name in docs.params:
             if name not in known:
                 listed = ", ".join(p.name for p in parameters) or "none"

@@ -13,9 +13,21 @@ import inspect
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Concatenate, Final, Generic, Protocol, TypeVar, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Concatenate,
+    Final,
+    Generic,
+    ParamSpec,
+    Protocol,
+    TypeVar,
+    overload,
+)
 
-from typing_extensions import ParamSpec, Self
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 
 from ._docstrings import DOCSTRING_STYLES, DocstringStyle
 from ._exceptions import ToolDefinitionError, ToolError

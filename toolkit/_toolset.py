@@ -11,12 +11,9 @@ order, whatever any call does.
 
 from __future__ import annotations
 
-import difflib
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from typing import Any, Final, TypeVar, overload
-
-from typing_extensions import ParamSpec
+from typing import Any, Final, ParamSpec, TypeVar, overload
 
 from ._context import Context
 from ._docstrings import DocstringStyle
@@ -410,6 +407,8 @@ class ToolSet:
         names = self.names
         available = ", ".join(names) if names else "none"
         message = f'Unknown tool "{name}". Available tools: {available}.'
+        import difflib
+
         close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
         return f'{message} Did you mean "{close[0]}"?' if close else message
 

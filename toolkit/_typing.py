@@ -14,17 +14,12 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
-import datetime
-import decimal
 import enum
-import pathlib
+import functools
+import sys
 import types
 import typing
-import uuid
-from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Union
-
-import typing_extensions
 
 from ._context import Context
 from ._docstrings import parse_docstring
@@ -48,6 +43,7 @@ __all__ = [
     "UnionType",
     "describe",
     "is_context",
+    "is_context_type",
     "is_model_class",
     "unwrap",
 ]
@@ -58,28 +54,57 @@ MISSING: Final = dataclasses.MISSING
 _NONE_TYPE: Final = type(None)
 
 # Scalars, matched by identity so that bool is never taken for int.
-_SCALARS: Final = frozenset(
+_BASIC_SCALARS: Final = frozenset({str, int, float, bool, _NONE_TYPE, bytes})
+# Modules whose types are string-encoded scalars; they are imported only when
+# an annotation already uses one of them, so `import toolkit` stays light.
+_STDLIB_SCALAR_MODULES: Final = frozenset(
     {
-        str,
-        int,
-        float,
-        bool,
-        _NONE_TYPE,
-        bytes,
-        datetime.datetime,
-        datetime.date,
-        datetime.time,
-        datetime.timedelta,
-        uuid.UUID,
-        decimal.Decimal,
-        pathlib.Path,
-        pathlib.PurePath,
-        pathlib.PosixPath,
-        pathlib.PurePosixPath,
-        pathlib.WindowsPath,
-        pathlib.PureWindowsPath,
+        "datetime",
+        "decimal",
+        "_decimal",
+        "_pydecimal",
+        "uuid",
+        "pathlib",
+        "pathlib._local",
     }
 )
+
+
+@functools.cache
+def stdlib_scalars() -> frozenset[type]:
+    """The string-encoded scalar types: datetimes, UUID, Decimal, paths."""
+    import datetime
+    import decimal
+    import pathlib
+    import uuid
+
+    return frozenset(
+        {
+            datetime.datetime,
+            datetime.date,
+            datetime.time,
+            datetime.timedelta,
+            uuid.UUID,
+            decimal.Decimal,
+            pathlib.Path,
+            pathlib.PurePath,
+            pathlib.PosixPath,
+            pathlib.PurePosixPath,
+            pathlib.WindowsPath,
+            pathlib.PureWindowsPath,
+        }
+    )
+
+
+def is_scalar(tp: Any) -> bool:
+    """Whether `tp` is one of the scalar types (a JSON scalar or a string-encoded one)."""
+    if _among(tp, _BASIC_SCALARS):
+        return True
+    return getattr(tp, "__module__", None) in _STDLIB_SCALAR_MODULES and _among(
+        tp, stdlib_scalars()
+    )
+
+
 _ARRAYS: Final[dict[Any, type]] = {
     list: list,
     set: set,
@@ -115,140 +140,255 @@ _MAPS: Final[frozenset[Any]] = frozenset(
     }
 )
 _UNIONS: Final = (Union, types.UnionType)
-_QUALIFIERS: Final = frozenset(
-    {
-        typing.ClassVar,
-        typing.Final,
-        typing_extensions.Required,
-        typing_extensions.NotRequired,
-        typing_extensions.ReadOnly,
-        getattr(typing, "Required", typing_extensions.Required),
-        getattr(typing, "NotRequired", typing_extensions.NotRequired),
-        getattr(typing, "ReadOnly", typing_extensions.ReadOnly),
-    }
-)
-_REQUIRED: Final = frozenset(
-    {
-        typing_extensions.Required,
-        getattr(typing, "Required", typing_extensions.Required),
-    }
-)
-_NOT_REQUIRED: Final = frozenset(
-    {
-        typing_extensions.NotRequired,
-        getattr(typing, "NotRequired", typing_extensions.NotRequired),
-    }
-)
-_ALIAS_TYPES: Final = tuple(
-    {
-        getattr(typing, "TypeAliasType", typing_extensions.TypeAliasType),
-        typing_extensions.TypeAliasType,
-    }
-)
-_NEW_TYPES: Final = tuple(
-    {typing.NewType, typing_extensions.NewType}
-)  # classes since 3.10
-_LITERAL_STRINGS: Final = frozenset(
-    {typing_extensions.LiteralString, getattr(typing, "LiteralString", None)} - {None}
-)
-_ANNOTATED: Final = frozenset({typing.Annotated, typing_extensions.Annotated})
-_LITERALS: Final = frozenset({typing.Literal, typing_extensions.Literal})
+
+
+class _Forms:
+    """The special forms of `typing`, and of `typing_extensions` once anything imported it.
+
+    toolkit does not import `typing_extensions` itself (it costs `import
+    toolkit` some 13 ms); an annotation can only hold its forms if the user's
+    code imported it, so the sets are widened when it appears in `sys.modules`.
+    """
+
+    def __init__(self) -> None:
+        self.extensions: Any = None
+        self._fill()
+
+    def current(self) -> _Forms:
+        if self.extensions is None and "typing_extensions" in sys.modules:
+            self._fill()
+        return self
+
+    def _fill(self) -> None:
+        extensions = self.extensions = sys.modules.get("typing_extensions")
+
+        def forms(name: str) -> frozenset[Any]:
+            found = (getattr(typing, name, None), getattr(extensions, name, None))
+            return frozenset(form for form in found if form is not None)
+
+        self.required = forms("Required")
+        self.not_required = forms("NotRequired")
+        self.qualifiers = (
+            self.required
+            | self.not_required
+            | forms("ReadOnly")
+            | {typing.ClassVar, typing.Final}
+        )
+        self.aliases = tuple(forms("TypeAliasType"))
+        self.new_types = tuple(forms("NewType"))  # classes since Python 3.10
+        self.literal_strings = forms("LiteralString")
+        self.annotated = forms("Annotated")
+        self.literals = forms("Literal")
+
+
+_FORMS: Final = _Forms()
+
+
+def get_hints(obj: Any) -> dict[str, Any]:
+    """`get_type_hints(obj, include_extras=True)`, from `typing_extensions` when it is loaded."""
+    extensions = _FORMS.current().extensions
+    if extensions is not None:
+        return extensions.get_type_hints(obj, include_extras=True)  # type: ignore[no-any-return]
+    return typing.get_type_hints(obj, include_extras=True)
 
 
 # ---------------------------------------------------------------------- nodes
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
 class TypeNode:
-    """A normalised type. `meta` holds the `Param` metadata attached to it."""
+    """A normalised type. `meta` holds the `Param` metadata attached to it.
 
-    meta: Param | None = None
+    Nodes are plain slotted classes, not dataclasses: there are a dozen of
+    them, and making each a dataclass would cost `import toolkit` several
+    milliseconds. They compare by identity.
+    """
+
+    __slots__ = ("meta",)
+
+    def __init__(self, *, meta: Param | None = None) -> None:
+        self.meta = meta
+
+    def with_meta(self, meta: Param) -> TypeNode:
+        """A copy of this node carrying `meta` (named types share their fields list)."""
+        clone = object.__new__(type(self))
+        for name in _all_slots(type(self)):
+            setattr(clone, name, getattr(self, name))
+        clone.meta = meta
+        return clone
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={getattr(self, name)!r}"
+            for name in _all_slots(type(self))
+            if name != "fields"
+        )
+        return f"{type(self).__name__}({shown})"
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+def _all_slots(cls: type) -> tuple[str, ...]:
+    found = _SLOTS.get(cls)
+    if found is None:
+        found = _SLOTS[cls] = tuple(
+            name
+            for klass in reversed(cls.__mro__)
+            for name in getattr(klass, "__slots__", ())
+        )
+    return found
+
+
+_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
 class AnyType(TypeNode):
     """Any JSON value (`Any`, `object`, no annotation)."""
 
+    __slots__ = ()
 
-@dataclass(slots=True, kw_only=True, eq=False)
+
 class ScalarType(TypeNode):
     """A scalar: str, int, float, bool, None, or a string-encoded type (datetime, UUID, ...)."""
 
-    py: type
+    __slots__ = ("py",)
+
+    def __init__(self, *, py: type, meta: Param | None = None) -> None:
+        super().__init__(meta=meta)
+        self.py = py
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
 class LiteralType(TypeNode):
     """`Literal[...]`: a closed set of JSON values (Enum members already turned into values)."""
 
-    values: tuple[Any, ...]
-    members: tuple[Any, ...]
+    __slots__ = ("members", "values")
+
+    def __init__(
+        self,
+        *,
+        values: tuple[Any, ...],
+        members: tuple[Any, ...],
+        meta: Param | None = None,
+    ) -> None:
+        super().__init__(meta=meta)
+        self.values = values
+        self.members = members
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
 class EnumType(TypeNode):
     """An `Enum` subclass; the model sends member values."""
 
-    cls: type[enum.Enum]
-    description: str
+    __slots__ = ("cls", "description")
+
+    def __init__(
+        self, *, cls: type[enum.Enum], description: str, meta: Param | None = None
+    ) -> None:
+        super().__init__(meta=meta)
+        self.cls = cls
+        self.description = description
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
 class ArrayType(TypeNode):
     """A homogeneous array; `container` is the Python type to build (list, set, frozenset, tuple)."""
 
-    item: TypeNode
-    container: type
+    __slots__ = ("container", "item")
+
+    def __init__(
+        self, *, item: TypeNode, container: type, meta: Param | None = None
+    ) -> None:
+        super().__init__(meta=meta)
+        self.item = item
+        self.container = container
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
 class TupleType(TypeNode):
     """A fixed-length tuple: `tuple[X, Y]`."""
 
-    items: tuple[TypeNode, ...]
+    __slots__ = ("items",)
+
+    def __init__(
+        self, *, items: tuple[TypeNode, ...], meta: Param | None = None
+    ) -> None:
+        super().__init__(meta=meta)
+        self.items = items
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
 class MapType(TypeNode):
     """A mapping with string keys: `dict[str, X]`."""
 
-    key: TypeNode
-    value: TypeNode
+    __slots__ = ("key", "value")
+
+    def __init__(
+        self, *, key: TypeNode, value: TypeNode, meta: Param | None = None
+    ) -> None:
+        super().__init__(meta=meta)
+        self.key = key
+        self.value = value
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
 class UnionType(TypeNode):
     """`X | Y | ...`, members in declaration order."""
 
-    members: tuple[TypeNode, ...]
+    __slots__ = ("members",)
+
+    def __init__(
+        self, *, members: tuple[TypeNode, ...], meta: Param | None = None
+    ) -> None:
+        super().__init__(meta=meta)
+        self.members = members
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
 class Field:
     """One field of an object type or one parameter of a function."""
 
-    name: str
-    node: TypeNode
-    required: bool
-    default: Any = MISSING
-    description: str | None = None
+    __slots__ = ("default", "description", "name", "node", "required")
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        node: TypeNode,
+        required: bool,
+        default: Any = MISSING,
+        description: str | None = None,
+    ) -> None:
+        self.name = name
+        self.node = node
+        self.required = required
+        self.default = default
+        self.description = description
+
+    def __repr__(self) -> str:
+        return (
+            f"Field(name={self.name!r}, node={self.node!r}, required={self.required!r})"
+        )
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
 class ObjectType(TypeNode):
     """A TypedDict, dataclass or NamedTuple. `fields` is filled after caching, for recursion."""
 
-    cls: type
-    kind: Literal["typeddict", "dataclass", "namedtuple"]
-    description: str
-    fields: list[Field] = field(default_factory=list)
+    __slots__ = ("cls", "description", "fields", "kind")
+
+    def __init__(
+        self,
+        *,
+        cls: type,
+        kind: Literal["typeddict", "dataclass", "namedtuple"],
+        description: str,
+        meta: Param | None = None,
+    ) -> None:
+        super().__init__(meta=meta)
+        self.cls = cls
+        self.kind = kind
+        self.description = description
+        self.fields: list[Field] = []
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
 class ModelType(TypeNode):
     """A pydantic `BaseModel` subclass; it brings its own schema and validation."""
 
-    cls: type
+    __slots__ = ("cls",)
+
+    def __init__(self, *, cls: type, meta: Param | None = None) -> None:
+        super().__init__(meta=meta)
+        self.cls = cls
 
 
 # ---------------------------------------------------------------- predicates
@@ -256,10 +396,15 @@ class ModelType(TypeNode):
 
 def is_context(annotation: Any) -> bool:
     """Whether `annotation` is `Context`, `Context[...]` or `Context | None`."""
-    tp, _ = unwrap(annotation)
-    if tp is Context or typing.get_origin(tp) is Context:
+    return is_context_type(unwrap(annotation)[0])
+
+
+def is_context_type(tp: Any) -> bool:
+    """`is_context` for a type `unwrap` already returned."""
+    origin = typing.get_origin(tp)
+    if tp is Context or origin is Context:
         return True
-    if typing.get_origin(tp) in _UNIONS:
+    if origin in _UNIONS:
         members = [arg for arg in typing.get_args(tp) if arg is not _NONE_TYPE]
         return len(members) == 1 and is_context(members[0])
     return False
@@ -275,7 +420,10 @@ def is_model_class(tp: Any) -> bool:
 
 
 def _is_typeddict(tp: Any) -> bool:
-    return typing_extensions.is_typeddict(tp)
+    extensions = _FORMS.current().extensions
+    return typing.is_typeddict(tp) or (
+        extensions is not None and extensions.is_typeddict(tp)
+    )
 
 
 def _is_namedtuple(tp: Any) -> bool:
@@ -300,12 +448,25 @@ def unwrap(annotation: Any) -> tuple[Any, Param | None]:
     """Strip wrappers until a concrete type remains; collect `Param` metadata.
 
     Outer metadata wins over inner (`Annotated[NewTypeOfAnnotated, Param(...)]`),
-    and within one `Annotated` later items win.
+    and within one `Annotated` later items win. Results are cached.
     """
+    try:
+        found = _UNWRAPPED.get(annotation)
+    except TypeError:  # unhashable metadata
+        return _unwrap(annotation)
+    if found is None:
+        if len(_UNWRAPPED) >= _CACHE_SIZE:
+            _UNWRAPPED.clear()
+        found = _UNWRAPPED[annotation] = _unwrap(annotation)
+    return found
+
+
+def _unwrap(annotation: Any) -> tuple[Any, Param | None]:
     tp, meta = annotation, None
+    forms = _FORMS.current()
     while True:
         origin = typing.get_origin(tp)
-        if origin in _ANNOTATED:
+        if origin in forms.annotated:
             inner = merge_metadata(None, tp.__metadata__)
             meta = (
                 inner
@@ -313,13 +474,13 @@ def unwrap(annotation: Any) -> tuple[Any, Param | None]:
                 else (meta if inner is None else inner.merged(meta))
             )
             tp = tp.__origin__
-        elif origin in _QUALIFIERS or _among(tp, _QUALIFIERS):
+        elif origin in forms.qualifiers or _among(tp, forms.qualifiers):
             tp = typing.get_args(tp)[0] if origin is not None else Any
-        elif isinstance(tp, _NEW_TYPES):
+        elif isinstance(tp, forms.new_types):
             tp = typing.cast(Any, tp).__supertype__
-        elif isinstance(tp, _ALIAS_TYPES):
+        elif isinstance(tp, forms.aliases):
             tp = tp.__value__
-        elif isinstance(origin, _ALIAS_TYPES):
+        elif isinstance(origin, forms.aliases):
             tp = _apply_alias(origin, typing.get_args(tp))
         else:
             return tp, meta
@@ -335,15 +496,16 @@ def _apply_alias(alias: Any, args: tuple[Any, ...]) -> Any:
 def requiredness(annotation: Any) -> bool | None:
     """True for `Required[...]`, False for `NotRequired[...]`, else None (also through Annotated)."""
     tp = annotation
+    forms = _FORMS.current()
     while True:
         origin = typing.get_origin(tp)
-        if origin in _ANNOTATED:
+        if origin in forms.annotated:
             tp = tp.__origin__
-        elif origin in _REQUIRED:
+        elif origin in forms.required:
             return True
-        elif origin in _NOT_REQUIRED:
+        elif origin in forms.not_required:
             return False
-        elif origin in _QUALIFIERS:
+        elif origin in forms.qualifiers:
             tp = typing.get_args(tp)[0]
         else:
             return None
@@ -352,11 +514,17 @@ def requiredness(annotation: Any) -> bool | None:
 # --------------------------------------------------------------- translator
 
 
+_CACHE_SIZE: Final = 4096
+_TRANSLATED: dict[tuple[Any, Param | None], TypeNode] = {}
+_UNWRAPPED: dict[Any, tuple[Any, Param | None]] = {}
+
+
 class Translator:
     """Builds type nodes, caching named types so that recursion terminates."""
 
     def __init__(self) -> None:
         self._named: dict[Any, TypeNode] = {}
+        self._building = 0  # named types whose fields are being read
 
     def translate(self, annotation: Any) -> TypeNode:
         """Translate one annotation.
@@ -364,25 +532,49 @@ class Translator:
         Raises:
             ToolDefinitionError: The annotation (or a type inside it) is not supported.
         """
-        tp, meta = unwrap(annotation)
+        return self.node(*unwrap(annotation))
+
+    def node(self, tp: Any, meta: Param | None) -> TypeNode:
+        """Translate a type that `unwrap` already returned, with its metadata.
+
+        Finished translations are shared through a bounded cache: programs
+        use the same few annotations (`str`, `int | None`, ...) in every tool.
+        Nodes are never changed once built, so sharing them is safe; errors
+        are not cached, and a type still being built (recursion) is found in
+        this translator's own table first.
+        """
+        try:
+            cached = _TRANSLATED.get((tp, meta))
+        except TypeError:  # an unhashable annotation or metadata
+            return self._build(tp, meta)
+        if cached is not None:
+            return cached
+        node = self._build(tp, meta)
+        if not self._building:  # nothing half-built can reach the cache
+            if len(_TRANSLATED) >= _CACHE_SIZE:
+                _TRANSLATED.clear()
+            _TRANSLATED[(tp, meta)] = node
+        return node
+
+    def _build(self, tp: Any, meta: Param | None) -> TypeNode:
         node = self._dispatch(tp)
         if meta is None:
             return node
         if node.meta is not None:
             meta = node.meta.merged(meta)
-        return dataclasses.replace(node, meta=meta)
+        return node.with_meta(meta)
 
     def _dispatch(self, tp: Any) -> TypeNode:  # noqa: C901  # a flat chain, one line per kind (STYLE R3)
         if tp is Any or tp is object:
             return AnyType()
-        if tp is None or _among(tp, _SCALARS):
+        if tp is None or is_scalar(tp):
             return ScalarType(py=_NONE_TYPE if tp is None else tp)
-        if _among(tp, _LITERAL_STRINGS):
+        if _among(tp, _FORMS.literal_strings):
             return ScalarType(py=str)
         origin = typing.get_origin(tp)
         if origin in _UNIONS:
             return self._union(typing.get_args(tp))
-        if origin in _LITERALS:
+        if origin in _FORMS.literals:
             return _literal(typing.get_args(tp))
         if origin is tuple or tp is tuple or tp is typing.Tuple:  # noqa: UP006
             return self._tuple(tp)
@@ -453,11 +645,14 @@ class Translator:
     ) -> TypeNode:
         node = ObjectType(cls=cls, kind=kind, description=class_description(cls))
         self._remember(cls, node)
+        self._building += 1
         try:
             node.fields.extend(self._fields(cls, kind))
         except BaseException:
             del self._named[cls]
             raise
+        finally:
+            self._building -= 1
         return node
 
     def _fields(self, cls: type, kind: str) -> list[Field]:
@@ -520,7 +715,7 @@ class Translator:
 
 def _class_hints(cls: type) -> dict[str, Any]:
     try:
-        return typing_extensions.get_type_hints(cls, include_extras=True)
+        return get_hints(cls)
     except NameError as error:
         msg = f"the annotations of {cls.__qualname__} cannot be resolved ({error}). Define or import the missing name at module level"
         raise ToolDefinitionError(msg) from None

@@ -13,11 +13,9 @@ which then writes the message the model reads.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
-from fractions import Fraction
 from typing import Any, Final, cast
 
 from ._formats import FORMAT_CHECKS
@@ -339,6 +337,8 @@ def _is_multiple(value: float, divisor: float) -> bool:
         try:
             return int(quotient) == quotient
         except OverflowError:
+            from fractions import Fraction
+
             return (Fraction(value) / Fraction(divisor)).denominator == 1
         except ValueError:  # NaN
             return False
@@ -593,6 +593,8 @@ def _json_kind(value: Any) -> str:
 
 def _show(value: Any, limit: int = 60) -> str:
     """A value as the model sent it, in JSON, shortened."""
+    import json
+
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
