@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from ._exceptions import ToolDefinitionError
@@ -86,7 +85,6 @@ _EPYDOC_HINT: Final = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Docstring:
     """What a docstring says about a function or a class.
 
@@ -97,9 +95,32 @@ class Docstring:
         returns: The text of the Returns section, if any.
     """
 
-    description: str = ""
-    params: dict[str, str] = field(default_factory=dict)
-    returns: str | None = None
+    __slots__ = ("description", "params", "returns")
+
+    def __init__(
+        self,
+        *,
+        description: str = "",
+        params: dict[str, str] | None = None,
+        returns: str | None = None,
+    ) -> None:
+        self.description = description
+        self.params = {} if params is None else params
+        self.returns = returns
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Docstring):
+            return NotImplemented
+        return (self.description, self.params, self.returns) == (
+            other.description,
+            other.params,
+            other.returns,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return f"Docstring(description={self.description!r}, params={self.params!r}, returns={self.returns!r})"
 
 
 _EMPTY: Final = Docstring()
@@ -141,11 +162,16 @@ def parse_docstring(
     """
     if not doc:
         return _EMPTY
-    text = _clean(doc)
+    if _FAST and style in (None, "google"):
+        quick = _google_quick(doc)
+        if quick is not None:
+            return quick
+    lines = _clean(doc)
+    text = "\n".join(lines)
     style = style or detect_style(text)
     if style is None:
         return Docstring(description=text.strip())
-    described, kept = _split_sections(text.splitlines(), style)
+    described, kept = _split_sections(lines, style)
     if not described:
         return Docstring(description=text.strip())
     description = _join(kept)
@@ -156,28 +182,33 @@ def parse_docstring(
     return _read_described("\n".join(described), style, description)
 
 
-def _clean(doc: str) -> str:
-    """`inspect.cleandoc`, except for a docstring that opens with a Google header.
+def _clean(doc: str) -> list[str]:
+    """The lines of `inspect.cleandoc(doc)`, except for a docstring that opens with a Google header.
 
     When the first line is `Args:`, cleandoc takes the margin from the
     parameter lines and leaves them flush with the header, where no parser can
-    read them; indent them back under their header.
+    read them; they are indented back under their header.
     """
-    text = inspect.cleandoc(doc)
-    lines = text.splitlines()
-    if not _GOOGLE_HEADER.match(lines[0]) or any(
-        line[:1].isspace() for line in lines[1:]
-    ):
-        return text
-    return "\n".join(
-        [
-            lines[0],
-            *(
-                line if _GOOGLE_HEADER.match(line) else f"    {line}"
-                for line in lines[1:]
-            ),
-        ]
+    lines = doc.expandtabs().split("\n")
+    margin = min(
+        (len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()),
+        default=0,
     )
+    lines = [lines[0].lstrip(), *(line[margin:] for line in lines[1:])]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    if (
+        not lines
+        or not _GOOGLE_HEADER.match(lines[0])
+        or any(line[:1].isspace() for line in lines[1:])
+    ):
+        return lines
+    return [
+        lines[0],
+        *(line if _GOOGLE_HEADER.match(line) else f"    {line}" for line in lines[1:]),
+    ]
 
 
 def _split_sections(
@@ -272,6 +303,47 @@ _GOOGLE_ITEM: Final = re.compile(r"(\*{0,2}\w+)(?: *\( *[^():\s][^():\n]*\))?:(.
 _TYPED_RETURN: Final = re.compile(r"\s*[^:\s]+:|[^:]*\]:")
 
 
+def _google_quick(doc: str) -> Docstring | None:
+    """A summary-first Google docstring in one pass; None for anything else.
+
+    The same result as the general path (clean, detect, split, then
+    `_google_fast`), without building the intermediate texts. Tabs, an
+    `Args:` first line, or a line that looks like another style's field
+    (`:param`, `@param`, a NumPy underline) go to the general path.
+    """
+    if "\t" in doc:
+        return None
+    lines = doc.split("\n")
+    margin = min(
+        (len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()),
+        default=0,
+    )
+    kept = [lines[0].strip()]
+    described: list[str] = []
+    current = kept
+    for raw in lines[1:]:
+        line = raw[margin:]
+        if line[:1] in _OTHER_STYLES or ("---" in line and not line.strip().strip("-")):
+            return None
+        if line and not line[0].isspace():
+            title = line.rstrip()
+            current = (
+                described
+                if title[-1:] == ":" and title[:-1] in _GOOGLE_DESCRIBED
+                else kept
+            )
+        current.append(line)
+    if not described or not kept[0] or kept[0].endswith(":"):
+        return None
+    fast = _google_fast(described)
+    if fast is None:
+        return None
+    return Docstring(description=_join(kept), params=fast[0], returns=fast[1])
+
+
+_OTHER_STYLES: Final = frozenset({":", "@"})
+
+
 def _google_fast(lines: list[str]) -> tuple[dict[str, str], str | None] | None:
     """Params and Returns of plain Google sections, or None to let docstring_parser decide."""
     sections = _google_sections(lines)
@@ -358,4 +430,4 @@ def _google_returns(section: list[str]) -> str | None:
 
 def _join(lines: list[str]) -> str:
     text = "\n".join(line.rstrip() for line in lines).strip()
-    return re.sub(r"\n{3,}", "\n\n", text)
+    return re.sub(r"\n{3,}", "\n\n", text) if "\n\n\n" in text else text

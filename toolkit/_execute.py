@@ -11,6 +11,7 @@ nothing the tool does escapes as an exception, except `KeyboardInterrupt`,
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -314,6 +315,8 @@ def error_text(error: BaseException) -> str:
 
 def is_async_callable(function: Callable[..., Any]) -> bool:
     """Whether calling `function` returns an awaitable (async def, or a callable object's async __call__)."""
+    if type(function) is types.FunctionType:  # a plain function: its code says it
+        return bool(function.__code__.co_flags & inspect.CO_COROUTINE)
     if inspect.iscoroutinefunction(function):
         return True
     call = getattr(function, "__call__", None)  # noqa: B004  # an object with an async __call__

@@ -54,7 +54,7 @@ def _scalar_schema(py: type) -> JsonSchema:
     if schema is None:
         _SCALAR_SCHEMAS.update(_stdlib_schemas())
         schema = _SCALAR_SCHEMAS[py]
-    return _copy(schema)
+    return _copy(schema) if "anyOf" in schema else dict(schema)
 
 
 def _stdlib_schemas() -> dict[type, JsonSchema]:

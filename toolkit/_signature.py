@@ -35,8 +35,6 @@ from ._typing import (
     UnionType,
     describe,
     get_hints,
-    is_context_type,
-    unwrap,
 )
 
 __all__ = ["FunctionInfo", "analyze"]
@@ -262,6 +260,9 @@ class _Analysis:
         )
 
     def _hints(self, parameters: list[Parameter]) -> dict[str, Any]:
+        settled = _settled_hints(self.func)
+        if settled is not None:
+            return settled
         try:
             return get_hints(self.func)
         except NameError as error:
@@ -313,11 +314,10 @@ class _Analysis:
             return None
         annotation = hints.get(name, Any)
         try:
-            tp, meta = unwrap(annotation)
-            if is_context_type(tp):
+            node = self.translator.parameter(annotation)
+            if node is None:
                 self.contexts.append(name)
                 return None
-            node = self.translator.node(tp, meta)
         except ToolDefinitionError as error:
             self.problems.append(f"parameter {name!r}: {error}")
             return None
@@ -356,6 +356,36 @@ class _Analysis:
             return self.translator.translate(annotation)
         except ToolDefinitionError:
             return None  # an unsupported return type still runs; its value is serialised at run time
+
+
+def _settled_hints(func: Callable[..., Any]) -> dict[str, Any] | None:
+    """A plain function's annotations when none needs resolving (no strings, no forward refs).
+
+    This is what `get_type_hints` would return, minus its work, and minus
+    Python 3.10's implicit `Optional` for a `None` default, which would hide
+    a default that does not fit its annotation.
+    """
+    annotations = getattr(func, "__annotations__", None)
+    if type(func) is not types.FunctionType or not isinstance(annotations, dict):
+        return None
+    if not all(_is_settled(value) for value in annotations.values()):
+        return None
+    return {
+        name: type(None) if value is None else value
+        for name, value in annotations.items()
+    }
+
+
+def _is_settled(annotation: Any) -> bool:
+    if isinstance(annotation, type) or annotation is None:
+        return True
+    if isinstance(annotation, (str, typing.ForwardRef)):
+        return False
+    return all(
+        _is_settled(arg)
+        for arg in getattr(annotation, "__args__", ())
+        if not isinstance(arg, (int, bool, float, enum.Enum, bytes, tuple))
+    )
 
 
 def _is_unstructured(annotation: Any) -> bool:

@@ -13,6 +13,7 @@ nodes rather than in infinite recursion.
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import dataclasses
 import enum
 import functools
@@ -517,6 +518,7 @@ def requiredness(annotation: Any) -> bool | None:
 _CACHE_SIZE: Final = 4096
 _TRANSLATED: dict[tuple[Any, Param | None], TypeNode] = {}
 _UNWRAPPED: dict[Any, tuple[Any, Param | None]] = {}
+_PARAMETERS: dict[Any, TypeNode | None] = {}
 
 
 class Translator:
@@ -533,6 +535,22 @@ class Translator:
             ToolDefinitionError: The annotation (or a type inside it) is not supported.
         """
         return self.node(*unwrap(annotation))
+
+    def parameter(self, annotation: Any) -> TypeNode | None:
+        """The node of a parameter's annotation, or None when it asks for `Context`."""
+        try:
+            if annotation in _PARAMETERS:
+                return _PARAMETERS[annotation]
+        except TypeError:  # unhashable metadata
+            pass
+        tp, meta = unwrap(annotation)
+        node = None if is_context_type(tp) else self.node(tp, meta)
+        if not self._building:
+            with contextlib.suppress(TypeError):
+                if len(_PARAMETERS) >= _CACHE_SIZE:
+                    _PARAMETERS.clear()
+                _PARAMETERS[annotation] = node
+        return node
 
     def node(self, tp: Any, meta: Param | None) -> TypeNode:
         """Translate a type that `unwrap` already returned, with its metadata.
