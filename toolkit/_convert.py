@@ -40,16 +40,16 @@ from ._typing import (
 )
 from ._validation import json_equal
 
-__all__ = ["Converter", "Converters", "null_stripper"]
+__all__ = ["Converter", "Converters", "null_stripper", "to_float", "to_int"]
 
 Converter = Callable[[Any], Any]
 
 
-def _to_int(value: Any) -> Any:
+def to_int(value: Any) -> Any:
     return int(value) if isinstance(value, float) else value
 
 
-def _to_float(value: Any) -> Any:
+def to_float(value: Any) -> Any:
     return float(value) if isinstance(value, int) else value
 
 
@@ -71,8 +71,8 @@ def _to_bytes(value: str) -> bytes:
 
 
 _SCALARS: Final[dict[type, Converter]] = {
-    int: _to_int,
-    float: _to_float,
+    int: to_int,
+    float: to_float,
     bytes: _to_bytes,
 }
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ._context import Context
-from ._convert import Converter, Converters, null_stripper
+from ._convert import Converter, Converters, null_stripper, to_float, to_int
 from ._json import dumps, to_jsonable
 from ._log import log_failure
 from ._results import ToolResult
@@ -70,6 +70,43 @@ class Invoker:
             if positional
             else None
         )
+
+        self.direct = self._direct_check()
+        """Set when valid arguments can be passed to the function as they are: the fast path."""
+
+    def _direct_check(self) -> Check | None:
+        """A check that, when true, lets valid arguments go to the function as they are.
+
+        None when the tool always needs the full path (nulls to drop, values
+        to convert, a Context to inject, positional-only parameters). Numbers
+        only need converting when they arrive as the other kind (`3.0` for an
+        int), so for them the check also asks that each already has its type.
+        """
+        check = self._check
+        if (
+            check is None
+            or self._strip is not None
+            or self._context is not None
+            or self._positional is not None
+        ):
+            return None
+        finals: dict[Converter, type] = {to_int: int, to_float: float}
+        typed = [(name, finals.get(convert)) for name, convert in self._converters]
+        if any(final is None for _, final in typed):
+            return None
+        if not typed:
+            return check
+
+        def direct(args: JsonObject) -> bool:
+            if not check(args):
+                return False
+            for name, final in typed:
+                value = args.get(name, final)
+                if value is not final and type(value) is not final:
+                    return False
+            return True
+
+        return direct
 
     # ------------------------------------------------------------ arguments
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ._exceptions import ToolDefinitionError
+from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._json import to_jsonable
 from ._param import Param
 from ._types import JsonSchema
@@ -39,12 +40,12 @@ __all__ = ["SchemaBuilder", "json_schema", "property_schema"]
 _REF_PREFIX: Final = "#/$defs/"
 _DECIMAL_PATTERN: Final = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
 _SCALAR_SCHEMAS: Final[dict[type, JsonSchema]] = {
-    str: {"type": "string"},
-    int: {"type": "integer"},
-    float: {"type": "number"},
-    bool: {"type": "boolean"},
-    type(None): {"type": "null"},
-    bytes: {"type": "string", "contentEncoding": "base64"},
+    str: FrozenDict(type="string"),
+    int: FrozenDict(type="integer"),
+    float: FrozenDict(type="number"),
+    bool: FrozenDict(type="boolean"),
+    type(None): FrozenDict(type="null"),
+    bytes: FrozenDict(type="string", contentEncoding="base64"),
 }
 
 
@@ -52,9 +53,11 @@ def _scalar_schema(py: type) -> JsonSchema:
     """The schema of a scalar type; the stdlib ones are added on first use."""
     schema = _SCALAR_SCHEMAS.get(py)
     if schema is None:
-        _SCALAR_SCHEMAS.update(_stdlib_schemas())
+        _SCALAR_SCHEMAS.update(
+            {py: freeze(schema) for py, schema in _stdlib_schemas().items()}
+        )
         schema = _SCALAR_SCHEMAS[py]
-    return _copy(schema) if "anyOf" in schema else dict(schema)
+    return schema
 
 
 def _stdlib_schemas() -> dict[type, JsonSchema]:
@@ -88,6 +91,7 @@ def _stdlib_schemas() -> dict[type, JsonSchema]:
     return table
 
 
+_ANY: Final = FrozenDict()
 _JSON_TYPES: Final = {
     str: "string",
     int: "integer",
@@ -126,7 +130,7 @@ def json_schema(annotation: Any) -> JsonSchema:
         ToolDefinitionError: The annotation is not supported; the message says why.
     """
     builder = SchemaBuilder()
-    return builder.finish(builder.schema(Translator().translate(annotation)))
+    return thaw(builder.finish(builder.schema(Translator().translate(annotation))))  # type: ignore[no-any-return]
 
 
 class SchemaBuilder:
@@ -137,30 +141,40 @@ class SchemaBuilder:
         self._names: dict[Any, str] = {}
 
     def finish(self, schema: JsonSchema) -> JsonSchema:
-        """Attach the collected `$defs` to a root schema."""
-        return {**schema, "$defs": self.defs} if self.defs else schema
+        """Attach the collected `$defs` to a root schema (frozen, as every schema it makes)."""
+        return (
+            FrozenDict({**schema, "$defs": FrozenDict(self.defs)})
+            if self.defs
+            else freeze(schema)
+        )
 
     def schema(self, node: TypeNode) -> JsonSchema:
-        """The schema of one node, with its `Param` metadata applied."""
+        """The schema of one node, with its `Param` metadata applied, frozen.
+
+        Every emitter returns a frozen schema built on frozen inner schemas,
+        so nothing is copied twice.
+        """
         schema = self._EMITTERS[type(node)](self, node)
-        return _with_meta(schema, node) if node.meta is not None else schema
+        if node.meta is not None:
+            return freeze(_with_meta(dict(schema), node))
+        return schema
 
     def object_schema(self, fields: list[Field], description: str = "") -> JsonSchema:
         """`{"type": "object", ...}` for fields (of a class, or parameters of a function)."""
         schema: JsonSchema = {"type": "object"}
         if description:
             schema["description"] = description
-        schema["properties"] = {
-            item.name: property_schema(self, item) for item in fields
-        }
+        schema["properties"] = FrozenDict(
+            {item.name: property_schema(self, item) for item in fields}
+        )
         required = [item.name for item in fields if item.required]
         if required:
-            schema["required"] = required
+            schema["required"] = FrozenList(required)
         schema["additionalProperties"] = False
-        return schema
+        return FrozenDict(schema)
 
     def _any(self, node: TypeNode) -> JsonSchema:
-        return {}
+        return _ANY
 
     def _scalar(self, node: ScalarType) -> JsonSchema:
         return _scalar_schema(node.py)
@@ -170,8 +184,8 @@ class SchemaBuilder:
         if len(node.values) == 1:
             schema["const"] = node.values[0]
         else:
-            schema["enum"] = list(node.values)
-        return schema
+            schema["enum"] = FrozenList(node.values)
+        return FrozenDict(schema)
 
     def _array(self, node: ArrayType) -> JsonSchema:
         schema: JsonSchema = {"type": "array"}
@@ -180,19 +194,16 @@ class SchemaBuilder:
             schema["items"] = items
         if node.container in (set, frozenset):
             schema["uniqueItems"] = True
-        return schema
+        return FrozenDict(schema)
 
     def _tuple(self, node: TupleType) -> JsonSchema:
         count = len(node.items)
         if count == 0:
-            return {"type": "array", "maxItems": 0}
-        prefix = [self.schema(item) for item in node.items]
-        return {
-            "type": "array",
-            "prefixItems": prefix,
-            "minItems": count,
-            "maxItems": count,
-        }
+            return FrozenDict(type="array", maxItems=0)
+        prefix = FrozenList([self.schema(item) for item in node.items])
+        return FrozenDict(
+            type="array", prefixItems=prefix, minItems=count, maxItems=count
+        )
 
     def _map(self, node: MapType) -> JsonSchema:
         schema: JsonSchema = {"type": "object"}
@@ -201,10 +212,12 @@ class SchemaBuilder:
         values = self.schema(node.value)
         if values:
             schema["additionalProperties"] = values
-        return schema
+        return FrozenDict(schema)
 
     def _union(self, node: UnionType) -> JsonSchema:
-        return {"anyOf": [self.schema(member) for member in node.members]}
+        return FrozenDict(
+            anyOf=FrozenList([self.schema(member) for member in node.members])
+        )
 
     def _enum(self, node: EnumType) -> JsonSchema:
         return self._ref(node.cls, lambda: _enum_def(node))
@@ -218,12 +231,14 @@ class SchemaBuilder:
         return self._ref(node.cls, lambda: self._model_def(node.cls))
 
     def _model_def(self, cls: Any) -> JsonSchema:
-        schema: JsonSchema = cls.model_json_schema(ref_template=_REF_PREFIX + "{model}")
+        schema: JsonSchema = dict(
+            cls.model_json_schema(ref_template=_REF_PREFIX + "{model}")
+        )
         for name, definition in schema.pop("$defs", {}).items():
-            if self.defs.setdefault(name, definition) != definition:
+            if self.defs.setdefault(name, freeze(definition)) != definition:
                 msg = f"two different types are named {name!r} in $defs of the pydantic model {cls.__qualname__}. Rename one of them"
                 raise ToolDefinitionError(msg)
-        return schema
+        return freeze(schema)
 
     def _ref(self, cls: Any, build: Callable[[], JsonSchema]) -> JsonSchema:
         name = self._names.get(cls)
@@ -231,7 +246,7 @@ class SchemaBuilder:
             name = self._names[cls] = self._new_name(cls)
             self.defs[name] = {}  # placeholder first: a recursive type refers to itself
             self.defs[name] = build()
-        return {"$ref": _REF_PREFIX + name}
+        return FrozenDict({"$ref": _REF_PREFIX + name})
 
     def _new_name(self, cls: Any) -> str:
         name: str = cls.__name__
@@ -260,16 +275,16 @@ class SchemaBuilder:
 
 def property_schema(builder: SchemaBuilder, item: Field) -> JsonSchema:
     """The schema of a field or parameter: its type, then `default`, then `description`."""
-    schema = builder.schema(item.node)
+    schema = dict(builder.schema(item.node))
     description = schema.pop("description", None)
     if item.default is not MISSING:
         default = _json_default(item.default)
         if default is not MISSING:
-            schema["default"] = default
+            schema["default"] = freeze(default)
     description = item.description or description
     if description:
         schema["description"] = description
-    return schema
+    return FrozenDict(schema)
 
 
 def _json_default(value: Any) -> Any:
@@ -282,10 +297,10 @@ def _json_default(value: Any) -> Any:
 def _enum_def(node: EnumType) -> JsonSchema:
     values = [member.value for member in node.cls]
     schema = _shared_type(values)
-    schema["enum"] = values
+    schema["enum"] = FrozenList(values)
     if node.description:
         schema["description"] = node.description
-    return schema
+    return FrozenDict(schema)
 
 
 def _shared_type(values: list[Any] | tuple[Any, ...]) -> JsonSchema:
@@ -293,18 +308,6 @@ def _shared_type(values: list[Any] | tuple[Any, ...]) -> JsonSchema:
     if kinds == {"integer", "number"}:
         kinds = {"number"}
     return {"type": kinds.pop()} if len(kinds) == 1 else {}
-
-
-def _copy(schema: JsonSchema) -> JsonSchema:
-    return {key: (_copy_value(value)) for key, value in schema.items()}
-
-
-def _copy_value(value: Any) -> Any:
-    if isinstance(value, dict):
-        return _copy(value)
-    if isinstance(value, list):
-        return [_copy_value(item) for item in value]
-    return value
 
 
 # ---------------------------------------------------------------- metadata
@@ -344,24 +347,35 @@ def _constraints(meta: Param) -> dict[str, Any]:
 
 
 def _constrain(schema: JsonSchema, node: TypeNode, meta: Param) -> list[str]:
-    """Put the constraints of `meta` on the schemas they apply to; return the unused ones."""
+    """Put the constraints of `meta` on the schemas they apply to; return the unused ones.
+
+    `schema` is a fresh dict of this node's own level; `anyOf` branches are
+    replaced by constrained copies, never changed.
+    """
     wanted = _constraints(meta)
     if not wanted:
         return []
     used: set[str] = set()
-    for target in _targets(schema):
-        used |= _apply(target, wanted)
+    _constrained(schema, wanted, used)
     return [name for name in wanted if name not in used]
 
 
-def _targets(schema: JsonSchema) -> list[JsonSchema]:
-    """The schemas that carry a `type`: the schema itself, or its `anyOf` branches."""
+def _constrained(
+    schema: JsonSchema, wanted: dict[str, Any], used: set[str]
+) -> JsonSchema:
+    """Apply `wanted` to `schema` (a dict of our own) and to copies of its `anyOf` branches."""
     if "anyOf" in schema:
-        return [target for branch in schema["anyOf"] for target in _targets(branch)]
-    return [schema] if "type" in schema else []
+        schema["anyOf"] = [
+            FrozenDict(_constrained(dict(branch), wanted, used))
+            for branch in schema["anyOf"]
+        ]
+    elif "type" in schema:
+        used |= _apply(schema, wanted)
+    return schema
 
 
 def _apply(target: JsonSchema, wanted: dict[str, Any]) -> set[str]:
+    """Set on `target` (a dict of our own) the constraints that fit its type; return their names."""
     kind = target["type"]
     used: set[str] = set()
     if kind in ("integer", "number"):

@@ -403,7 +403,7 @@ def _output_schema(node: TypeNode | None, returns: str | None) -> JsonSchema | N
     builder = SchemaBuilder()
     schema = builder.schema(node)
     if returns:
-        schema["description"] = returns
+        schema = {**schema, "description": returns}
     return builder.finish(schema)
 
 

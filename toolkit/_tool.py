@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 from ._docstrings import DOCSTRING_STYLES, DocstringStyle
 from ._exceptions import ToolDefinitionError, ToolError
 from ._execute import Invoker, error_text, is_async_callable, normalise
+from ._frozen import freeze
 from ._log import log_failure
 from ._results import ToolResult, Widget
 from ._running import TimedOut, block_on, bounded, in_thread, thread_with_timeout
@@ -223,7 +224,7 @@ class Tool(Generic[P, R]):
         return cls(
             name=name,
             description=description,
-            parameters=parameters,
+            parameters=freeze(parameters),
             execute_fn=execute_fn,
             widget=widget,
             **options,
@@ -408,7 +409,18 @@ class Tool(Generic[P, R]):
         deps: Any,
         formatter: ErrorFormatter | None,
     ) -> ToolResult:
-        bound = self._invoker.bind(args, agent_id, call_id, deps)
+        invoker = self._invoker_cache or self._invoker
+        function = self._function
+        if (
+            invoker.direct is not None
+            and function is not None
+            and not self._is_async
+            and self.timeout is None
+        ):
+            fast = self._direct(invoker.direct, function, args, formatter)
+            if fast is not None:
+                return fast
+        bound = invoker.bind(args, agent_id, call_id, deps)
         if type(bound) is not dict:
             return bound  # type: ignore[return-value]  # an error result
         try:
@@ -429,6 +441,34 @@ class Tool(Generic[P, R]):
         except (Exception, SystemExit) as error:
             return self._crashed(error, formatter)
         return normalise(outcome, self.name)
+
+    def _direct(
+        self,
+        check: Callable[[Any], bool],
+        function: Callable[..., Any],
+        args: Any,
+        formatter: ErrorFormatter | None,
+    ) -> ToolResult | None:
+        """The common call in one step: a sync function whose valid dict args need no conversion.
+
+        None when the arguments need the full path (not a dict, not valid, too deep).
+        """
+        try:
+            if type(args) is not dict or not check(args):
+                return None
+        except RecursionError:
+            return None
+        try:
+            outcome = function(**args)
+        except ToolError as error:
+            return ToolResult.error(str(error))
+        except (Exception, SystemExit) as error:
+            return self._crashed(error, formatter)
+        return (
+            ToolResult(outcome)
+            if type(outcome) is str
+            else normalise(outcome, self.name)
+        )
 
     def _run_blocking(self, thunk: Callable[[], Any]) -> Any:
         if self._is_async:

@@ -19,6 +19,7 @@ from ._context import Context
 from ._docstrings import DocstringStyle
 from ._exceptions import DuplicateToolError, ToolDefinitionError
 from ._execute import error_text
+from ._frozen import FrozenDict, FrozenList
 from ._log import log_failure
 from ._results import ToolCall, ToolResult, Widget
 from ._running import block_on
@@ -459,4 +460,11 @@ def _exporter(format: str) -> Callable[..., Any]:
 
 
 def _export_json(toolset: ToolSet) -> list[dict[str, Any]]:
-    return [item.to_ai_tool().to_dict() for item in toolset]
+    return FrozenList(
+        [
+            FrozenDict(
+                name=item.name, description=item.description, parameters=item.parameters
+            )
+            for item in toolset
+        ]
+    )

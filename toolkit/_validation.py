@@ -86,7 +86,11 @@ def compile_check(schema: JsonSchema | bool) -> Check | None:
     """A fast validity check for `schema`, or None when it needs `jsonschema`."""
     try:
         return _Compiler(schema).compile(schema)
-    except _Unsupported:
+    except (
+        _Unsupported,
+        re.error,
+        RecursionError,
+    ):  # a pattern Python cannot read, absurd depth
         return None
 
 

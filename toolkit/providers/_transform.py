@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolkit._exceptions import ToolDefinitionError
+from toolkit._frozen import freeze
 from toolkit._types import JsonSchema
 
 __all__ = [
@@ -73,9 +74,11 @@ class Strict:
 
 def strip_meta(schema: JsonSchema) -> JsonSchema:
     """Drop `$schema`, `$id` and `$comment`, which some APIs reject, at the root."""
-    if not _META_KEYS & schema.keys():
+    if "$schema" not in schema and "$id" not in schema and "$comment" not in schema:
         return schema
-    return {key: value for key, value in schema.items() if key not in _META_KEYS}
+    return freeze(
+        {key: value for key, value in schema.items() if key not in _META_KEYS}
+    )
 
 
 def _show(value: Any) -> str:
@@ -249,7 +252,7 @@ class _StrictWalker:
 
     def result(self, schema: JsonSchema) -> Strict:
         return Strict(
-            schema=None if self.problems else schema,
+            schema=None if self.problems else freeze(schema),
             problems=tuple(dict.fromkeys(self.problems)),
             optional=self.optional,
             unions=self.unions,

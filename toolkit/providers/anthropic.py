@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
+from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
@@ -63,8 +64,8 @@ def tools(
             definition["strict"] = schema is view.schema
         else:
             definition["input_schema"] = schema
-        definitions.append(definition)
-    return definitions
+        definitions.append(FrozenDict(definition))
+    return FrozenList(definitions)
 
 
 def parse_calls(message: Any) -> list[ToolCall]:

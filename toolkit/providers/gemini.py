@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
+from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
@@ -55,11 +56,11 @@ def tools(
         if schema == "json":
             declaration["parametersJsonSchema"] = strip_meta(item.parameters)
         else:
-            declaration["parameters"] = gemini_openapi(
-                item.parameters, tool_name=item.name
+            declaration["parameters"] = freeze(
+                gemini_openapi(item.parameters, tool_name=item.name)
             )
-        declarations.append(declaration)
-    return [{"functionDeclarations": declarations}]
+        declarations.append(FrozenDict(declaration))
+    return FrozenList([FrozenDict(functionDeclarations=FrozenList(declarations))])
 
 
 def _parts(message: Any) -> list[Any]:

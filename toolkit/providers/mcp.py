@@ -26,6 +26,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
@@ -61,7 +62,7 @@ def definition(item: Tool[Any, Any]) -> dict[str, Any]:
     if item.description:
         out["description"] = item.description
     out["inputSchema"] = item.parameters
-    output = wrap_output(item.output_schema)
+    output = freeze(wrap_output(item.output_schema))
     if output is not None:
         out["outputSchema"] = output
     annotations = {
@@ -70,17 +71,17 @@ def definition(item: Tool[Any, Any]) -> dict[str, Any]:
         if (value := getattr(item, attribute)) is not None
     }
     if annotations:
-        out["annotations"] = (
+        out["annotations"] = FrozenDict(
             {"title": item.title, **annotations} if item.title else annotations
         )
-    return out
+    return FrozenDict(out)
 
 
 def tools(
     source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]],
 ) -> list[dict[str, Any]]:
     """The `tools` of a `tools/list` result."""
-    return [definition(item) for item in as_tools(source)]
+    return FrozenList([definition(item) for item in as_tools(source)])
 
 
 def parse_calls(params: Any) -> list[ToolCall]:

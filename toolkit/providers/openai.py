@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
@@ -48,12 +49,14 @@ def function_definition(
         view = openai_strict(item.parameters)
         if view.schema is not None:
             parameters, is_strict = view.schema, True
-    definition: dict[str, Any] = {"name": item.name}
     if item.description:
-        definition["description"] = item.description
-    definition["parameters"] = parameters
-    definition["strict"] = is_strict
-    return definition
+        return FrozenDict(
+            name=item.name,
+            description=item.description,
+            parameters=parameters,
+            strict=is_strict,
+        )
+    return FrozenDict(name=item.name, parameters=parameters, strict=is_strict)
 
 
 def strict_problems(item: Tool[Any, Any]) -> tuple[str, ...]:
@@ -70,10 +73,14 @@ def tools(
         source: A `ToolSet`, a `Tool` or a list of tools.
         strict: Export in the Structured Outputs subset where a tool allows it.
     """
-    return [
-        {"type": "function", "function": function_definition(item, strict=strict)}
-        for item in as_tools(source)
-    ]
+    return FrozenList(
+        [
+            FrozenDict(
+                type="function", function=function_definition(item, strict=strict)
+            )
+            for item in as_tools(source)
+        ]
+    )
 
 
 def parse_calls(message: Any) -> list[ToolCall]:

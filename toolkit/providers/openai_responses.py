@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
@@ -30,10 +31,12 @@ def tools(
     source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]], *, strict: bool = False
 ) -> list[dict[str, Any]]:
     """The request's `tools` value: `[{"type": "function", "name", ..., "strict"}, ...]`."""
-    return [
-        {"type": "function", **function_definition(item, strict=strict)}
-        for item in as_tools(source)
-    ]
+    return FrozenList(
+        [
+            FrozenDict(type="function", **function_definition(item, strict=strict))
+            for item in as_tools(source)
+        ]
+    )
 
 
 def parse_calls(response: Any) -> list[ToolCall]:
