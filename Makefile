@@ -5,6 +5,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+BENCH_VENV := .venv-bench
+
 .PHONY: demo test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
@@ -28,6 +30,16 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The peers go into a venv of their own, so that the test venv stays lean.
+$(BENCH_VENV)/.installed: pyproject.toml benchmarks/requirements.txt
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade "pip>=25.1"
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e . -r benchmarks/requirements.txt
+	touch $(BENCH_VENV)/.installed
+
+bench: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf .venv .venv-* .pytest_cache .mypy_cache .ruff_cache

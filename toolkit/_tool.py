@@ -489,12 +489,23 @@ class Tool(Generic[P, R]):
         deps: Any,
         formatter: ErrorFormatter | None,
     ) -> ToolResult:
-        bound = self._invoker.bind(args, agent_id, call_id, deps)
-        if type(bound) is not dict:
-            return bound  # type: ignore[return-value]  # an error result
+        invoker = self._invoker_cache or self._invoker
+        if (
+            self._is_async
+            and self.timeout is None
+            and invoker.direct is not None
+            and _fits_directly(invoker.direct, args)
+        ):
+            bound = args  # the common async call: valid arguments, nothing to convert
+        else:
+            bound = invoker.bind(args, agent_id, call_id, deps)
+            if type(bound) is not dict:
+                return bound  # type: ignore[return-value]  # an error result
         thunk = self._thunk(bound, agent_id, call_id)
         try:
-            if self._is_async:
+            if self._is_async and self.timeout is None:
+                outcome = await thunk()
+            elif self._is_async:
                 outcome = await bounded(thunk(), self.timeout)
             elif self.thread:
                 outcome = await in_thread(thunk, self.timeout)
@@ -546,6 +557,13 @@ class ClassLevelTool(Tool[P, R]):
         if not self._is_method or self._function is None:
             return self
         return self._bound_to(owner if owner is not None else type(instance), owner)
+
+
+def _fits_directly(check: Callable[[Any], bool], args: Any) -> bool:
+    try:
+        return type(args) is dict and check(args)
+    except RecursionError:
+        return False
 
 
 def _no_execute_fn(agent_id: str, call_id: str, args: JsonObject) -> ToolResult:

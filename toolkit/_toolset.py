@@ -343,12 +343,11 @@ class ToolSet:
     ) -> list[ToolResult]:
         if not calls:
             return []
+        run_call = self._run_call if self._middleware else self._dispatch
         if len(calls) == 1:
-            return [await self._run_call(agent_id, calls[0], deps)]
+            return [await run_call(agent_id, calls[0], deps)]
         return list(
-            await asyncio.gather(
-                *(self._run_call(agent_id, call, deps) for call in calls)
-            )
+            await asyncio.gather(*(run_call(agent_id, call, deps) for call in calls))
         )
 
     async def _run_call(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
@@ -362,6 +361,8 @@ class ToolSet:
         )
 
     async def _dispatch(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
+        if not isinstance(call, ToolCall):
+            return ToolResult.error(f"Not a tool call: {call!r}")
         found = self._tools.get(call.name)
         if found is None:
             return ToolResult.error(self._unknown(call.name))
