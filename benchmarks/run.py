@@ -50,6 +50,9 @@ class Scenario:
     toolkit: Path
     peers: list[Path]
     floors: list[Path]
+    extras: list[Path] = field(
+        default_factory=list
+    )  # toolkit variants, shown but not compared
     repeats: int = 9
     number: int = 1000  # a ceiling: each path runs as many times as fill about 20 ms
     calibrate: bool = True
@@ -90,7 +93,7 @@ def batch_size(path: Path, ceiling: int) -> int:
 
 
 def measure(scenario: Scenario) -> None:
-    paths = [scenario.toolkit, *scenario.peers, *scenario.floors]
+    paths = [scenario.toolkit, *scenario.extras, *scenario.peers, *scenario.floors]
     sizes = {
         path.library: batch_size(path, scenario.number)
         if scenario.calibrate
@@ -238,16 +241,13 @@ def execute_scenario() -> Scenario:
         )
         return await oaa.on_invoke_tool(context, arguments)
 
-    def floor(args: dict[str, Any]) -> str:
-        a, b, c = args["a"], args["b"], args["c"]
-        if (
-            type(a) is not int
-            or type(b) is not int
-            or type(c) is not int
-            or len(args) != 3
-        ):
-            raise TypeError
-        return fixtures.bare_add(a, b, c)
+    def floor(args: dict[str, Any]) -> bool:
+        return (
+            len(args) == 3
+            and type(args.get("a")) is int
+            and type(args.get("b")) is int
+            and type(args.get("c")) is int
+        )
 
     loop = asyncio.new_event_loop()
     before = fixtures.CALLS["count"]
@@ -311,8 +311,15 @@ def execute_scenario() -> Scenario:
         floors=[
             Path(
                 "hand-written check",
-                "isinstance checks + call",
+                "type checks of the three arguments (no call)",
                 timed_sync(lambda: floor(ARGS)),
+            )
+        ],
+        extras=[
+            Path(
+                "toolkit (async)",
+                'await tool.aexecute("a", "c", args): the sync function in a worker thread, as the peers run it',
+                timed_async(lambda: ours.aexecute("a", "c", ARGS)),
             )
         ],
         number=100_000,
@@ -622,7 +629,7 @@ def report(scenarios: list[Scenario]) -> str:
         met = "yes" if ours <= scenario.target else "**no**"
         lines.append(
             f"| {scenario.figure} | {ours:,.2f} {unit} | ≤ {scenario.target:g} {unit} | {met} | {peer.library} {peer_value:,.2f} {unit} "
-            f"| {peer_value / ours:,.1f}× | {floor.library} {floor_value:,.2f} {unit} | {ours / floor_value:,.2f}× |"
+            f"| {peer_value / ours:,.1f}× | {floor.library} {floor_value:,.2f} {unit} | {_ratio(ours, floor_value)} |"
         )
     lines += [
         "",
@@ -632,12 +639,21 @@ def report(scenarios: list[Scenario]) -> str:
         "|---|---|---|---|",
     ]
     for scenario in scenarios:
-        for path in [scenario.toolkit, *scenario.peers, *scenario.floors]:
+        for path in [
+            scenario.toolkit,
+            *scenario.extras,
+            *scenario.peers,
+            *scenario.floors,
+        ]:
             value = scaled(scenario.results[path.library], scenario.unit)
             lines.append(
                 f"| {scenario.figure} | {path.library} | `{path.how}` | {value:,.2f} {scenario.unit} |"
             )
     return "\n".join(lines)
+
+
+def _ratio(value: float, floor: float) -> str:
+    return f"{value / floor:,.2f}×" if floor > 0 else "n/a"
 
 
 def machine() -> str:
@@ -668,8 +684,8 @@ def main() -> None:
         measure(scenario)
     bare = timed_sync(lambda: fixtures.bare_add(**ARGS))
     bare_call = statistics.median(bare(20000) for _ in range(9))
-    for library in list(execute.results):
-        execute.results[library] -= bare_call
+    for path in [execute.toolkit, *execute.extras, *execute.peers]:
+        execute.results[path.library] -= bare_call
     text = f"Machine: {machine()}.\n\nCommand: `make bench` (`python benchmarks/run.py`).\n\n{report(scenarios)}\n"
     print(text)
     if options.markdown:

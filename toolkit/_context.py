@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic
+
+from ._record import Record
 
 __all__ = ["Context"]
 
@@ -19,8 +20,7 @@ else:  # the same at run time, without importing typing_extensions
     DepsT = TypeVar("DepsT")
 
 
-@dataclass(frozen=True, slots=True)
-class Context(Generic[DepsT]):
+class Context(Record, Generic[DepsT]):
     """The call's context, injected into a parameter annotated `Context`.
 
     The parameter never appears in the schema the model sees. Annotate it
@@ -33,7 +33,21 @@ class Context(Generic[DepsT]):
         deps: Whatever the caller passed as `deps=` to `execute`/`run`.
     """
 
+    __match_args__ = ("agent_id", "call_id", "tool_name", "deps")
+    __slots__ = ("agent_id", "call_id", "deps", "tool_name")
     agent_id: str
     call_id: str
     tool_name: str
-    deps: DepsT = None  # type: ignore[assignment]  # None until the caller passes deps
+    deps: DepsT
+
+    def __init__(
+        self,
+        agent_id: str,
+        call_id: str,
+        tool_name: str,
+        deps: DepsT = None,  # type: ignore[assignment]  # None until the caller passes deps
+    ) -> None:
+        object.__setattr__(self, "agent_id", agent_id)
+        object.__setattr__(self, "call_id", call_id)
+        object.__setattr__(self, "tool_name", tool_name)
+        object.__setattr__(self, "deps", deps)

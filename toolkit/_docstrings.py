@@ -12,7 +12,6 @@ follows `Args:`.
 
 from __future__ import annotations
 
-import inspect
 import re
 from typing import Final, Literal
 
@@ -182,13 +181,8 @@ def parse_docstring(
     return _read_described("\n".join(described), style, description)
 
 
-def _clean(doc: str) -> list[str]:
-    """The lines of `inspect.cleandoc(doc)`, except for a docstring that opens with a Google header.
-
-    When the first line is `Args:`, cleandoc takes the margin from the
-    parameter lines and leaves them flush with the header, where no parser can
-    read them; they are indented back under their header.
-    """
+def _cleandoc(doc: str) -> list[str]:
+    """The lines of `inspect.cleandoc(doc)` (a test holds them equal), without importing inspect."""
     lines = doc.expandtabs().split("\n")
     margin = min(
         (len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()),
@@ -199,6 +193,17 @@ def _clean(doc: str) -> list[str]:
         lines.pop()
     while lines and not lines[0]:
         lines.pop(0)
+    return lines
+
+
+def _clean(doc: str) -> list[str]:
+    """The lines of `inspect.cleandoc(doc)`, except for a docstring that opens with a Google header.
+
+    When the first line is `Args:`, cleandoc takes the margin from the
+    parameter lines and leaves them flush with the header, where no parser can
+    read them; they are indented back under their header.
+    """
+    lines = _cleandoc(doc)
     if (
         not lines
         or not _GOOGLE_HEADER.match(lines[0])
@@ -413,12 +418,12 @@ def _google_text(after_colon: str, rest: list[str]) -> str:
     """The text after `name:`, as docstring_parser joins it."""
     text = after_colon[1:] if after_colon[:1] == " " else after_colon
     if rest:
-        text = text + "\n" + inspect.cleandoc("\n".join(rest))
+        text = text + "\n" + "\n".join(_cleandoc("\n".join(rest)))
     return text.strip("\n")
 
 
 def _google_returns(section: list[str]) -> str | None:
-    text = inspect.cleandoc("\n".join(section))
+    text = "\n".join(_cleandoc("\n".join(section)))
     if not _TYPED_RETURN.match(text):
         return text
     before, after = text.split(":", 1)

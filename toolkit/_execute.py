@@ -10,7 +10,6 @@ nothing the tool does escapes as an exception, except `KeyboardInterrupt`,
 
 from __future__ import annotations
 
-import inspect
 import types
 from collections.abc import Callable
 from typing import Any, Final
@@ -23,6 +22,8 @@ from ._results import ToolResult
 from ._types import JsonObject, JsonSchema
 from ._typing import Field, ScalarType, TypeNode, UnionType
 from ._validation import Check, compile_check, describe_errors, jsonschema_validator
+
+_CO_COROUTINE: Final = 0x80  # inspect.CO_COROUTINE
 
 __all__ = ["Invoker", "error_text", "normalise", "parse_arguments"]
 
@@ -350,10 +351,17 @@ def error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
+def is_awaitable(value: Any) -> bool:
+    """`inspect.isawaitable`, for the values a tool returns, without importing inspect."""
+    return hasattr(type(value), "__await__")
+
+
 def is_async_callable(function: Callable[..., Any]) -> bool:
     """Whether calling `function` returns an awaitable (async def, or a callable object's async __call__)."""
     if type(function) is types.FunctionType:  # a plain function: its code says it
-        return bool(function.__code__.co_flags & inspect.CO_COROUTINE)
+        return bool(function.__code__.co_flags & _CO_COROUTINE)
+    import inspect
+
     if inspect.iscoroutinefunction(function):
         return True
     call = getattr(function, "__call__", None)  # noqa: B004  # an object with an async __call__

@@ -7,7 +7,6 @@ Sets are sorted when their items can be, so the output is deterministic.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import functools
 import math
@@ -54,7 +53,9 @@ def to_jsonable(value: Any) -> Any:  # a flat chain: one line per kind
         return [to_jsonable(item) for item in value]
     if isinstance(value, (set, frozenset)):
         return _sorted_if_possible([to_jsonable(item) for item in value])
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if hasattr(type(value), "__dataclass_fields__"):  # a dataclass instance
+        import dataclasses  # loaded already: the value is a dataclass
+
         return {
             item.name: to_jsonable(getattr(value, item.name))
             for item in dataclasses.fields(value)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any, Final
 
 from ._exceptions import ToolDefinitionError
+from ._record import Record
 from ._tool import Tool, check_name
 from ._toolset import ToolSet
 
@@ -21,8 +21,7 @@ _MAX_TOOLS: Final = 128  # OpenAI's limit of tools per request
 _GEMINI_PROPERTY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Record):
     """One problem found by `lint`.
 
     Attributes:
@@ -31,9 +30,16 @@ class Finding:
         message: What is wrong and what to do, in one sentence.
     """
 
+    __match_args__ = ("tool", "code", "message")
+    __slots__ = ("code", "message", "tool")
     tool: str | None
     code: str
     message: str
+
+    def __init__(self, tool: str | None, code: str, message: str) -> None:
+        object.__setattr__(self, "tool", tool)
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "message", message)
 
     def __str__(self) -> str:
         return f"{self.tool or '(tool set)'}: {self.message} [{self.code}]"

@@ -7,10 +7,10 @@ same record by duck typing, so the core never imports either library.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+from ._record import Record
 
 __all__ = ["Param", "merge_metadata"]
 
@@ -26,8 +26,7 @@ _CONSTRAINT_ATTRS = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Param:
+class Param(Record):
     """Describe and constrain a parameter: `Annotated[int, Param(ge=0)]`.
 
     Every field is optional; `None` means "not set".
@@ -49,28 +48,92 @@ class Param:
         deprecated: Marks the parameter deprecated (`deprecated: true`).
     """
 
-    description: str | None = None
-    title: str | None = None
-    examples: list[Any] | None = None
-    ge: float | None = None
-    gt: float | None = None
-    le: float | None = None
-    lt: float | None = None
-    multiple_of: float | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-    pattern: str | None = None
-    format: str | None = None
-    deprecated: bool | None = None
+    __match_args__ = (
+        "description",
+        "title",
+        "examples",
+        "ge",
+        "gt",
+        "le",
+        "lt",
+        "multiple_of",
+        "min_length",
+        "max_length",
+        "pattern",
+        "format",
+        "deprecated",
+    )
+    __slots__ = (
+        "deprecated",
+        "description",
+        "examples",
+        "format",
+        "ge",
+        "gt",
+        "le",
+        "lt",
+        "max_length",
+        "min_length",
+        "multiple_of",
+        "pattern",
+        "title",
+    )
+    description: str | None
+    title: str | None
+    examples: list[Any] | None
+    ge: float | None
+    gt: float | None
+    le: float | None
+    lt: float | None
+    multiple_of: float | None
+    min_length: int | None
+    max_length: int | None
+    pattern: str | None
+    format: str | None
+    deprecated: bool | None
+
+    def __init__(  # one keyword per JSON Schema keyword
+        self,
+        *,
+        description: str | None = None,
+        title: str | None = None,
+        examples: list[Any] | None = None,
+        ge: float | None = None,
+        gt: float | None = None,
+        le: float | None = None,
+        lt: float | None = None,
+        multiple_of: float | None = None,
+        min_length: int | None = None,
+        max_length: int | None = None,
+        pattern: str | None = None,
+        format: str | None = None,  # the JSON Schema keyword
+        deprecated: bool | None = None,
+    ) -> None:
+        for name, value in (
+            ("description", description),
+            ("title", title),
+            ("examples", examples),
+            ("ge", ge),
+            ("gt", gt),
+            ("le", le),
+            ("lt", lt),
+            ("multiple_of", multiple_of),
+            ("min_length", min_length),
+            ("max_length", max_length),
+            ("pattern", pattern),
+            ("format", format),
+            ("deprecated", deprecated),
+        ):
+            object.__setattr__(self, name, value)
 
     def merged(self, other: Param) -> Param:
         """Return this metadata with every field that `other` sets replaced."""
         changes = {
-            field.name: value
-            for field in dataclasses.fields(other)
-            if (value := getattr(other, field.name)) is not None
+            name: value
+            for name in other.__slots__
+            if (value := getattr(other, name)) is not None
         }
-        return dataclasses.replace(self, **changes) if changes else self
+        return self.__replace__(**changes) if changes else self
 
 
 def merge_metadata(base: Param | None, metadata: Iterable[object]) -> Param | None:

@@ -7,10 +7,13 @@ before it became JSON text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
+from ._record import Record
+
 __all__ = ["UI", "TextUI", "ToolCall", "ToolResult", "Widget", "WidgetUI"]
+
+_set = object.__setattr__
 
 
 @runtime_checkable
@@ -28,23 +31,26 @@ class Widget(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class TextUI:
+class TextUI(Record):
     """A note shown in the chat UI, invisible to the model.
 
     Attributes:
         text: The note.
     """
 
+    __match_args__ = ("text",)
+    __slots__ = ("text",)
     text: str
+
+    def __init__(self, text: str) -> None:
+        _set(self, "text", text)
 
     def to_dict(self) -> dict[str, Any]:
         """The host-UI form: `{"kind": "text", "text": ...}`."""
         return {"kind": "text", "text": self.text}
 
 
-@dataclass(frozen=True, slots=True)
-class WidgetUI:
+class WidgetUI(Record):
     """A button in the chat UI that opens a widget, invisible to the model.
 
     Attributes:
@@ -53,9 +59,16 @@ class WidgetUI:
         data: An initial snapshot for the widget's first paint, or None.
     """
 
+    __match_args__ = ("label", "widget", "data")
+    __slots__ = ("data", "label", "widget")
     label: str
     widget: str
-    data: Any = None
+    data: Any
+
+    def __init__(self, label: str, widget: str, data: Any = None) -> None:
+        _set(self, "label", label)
+        _set(self, "widget", widget)
+        _set(self, "data", data)
 
     def to_dict(self) -> dict[str, Any]:
         """The host-UI form: `{"kind": "widget", "label": ..., "widget": ..., "data": ...}`."""
@@ -70,8 +83,7 @@ class WidgetUI:
 UI: TypeAlias = TextUI | WidgetUI
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(Record):
     """The outcome of one tool call.
 
     Attributes:
@@ -81,10 +93,24 @@ class ToolResult:
         structured: The value the tool returned, when it was not text.
     """
 
+    __match_args__ = ("text", "is_error", "ui", "structured")
+    __slots__ = ("is_error", "structured", "text", "ui")
     text: str
-    is_error: bool = False
-    ui: UI | None = None
-    structured: Any = None
+    is_error: bool
+    ui: UI | None
+    structured: Any
+
+    def __init__(
+        self,
+        text: str,
+        is_error: bool = False,
+        ui: UI | None = None,
+        structured: Any = None,
+    ) -> None:
+        _set(self, "text", text)
+        _set(self, "is_error", is_error)
+        _set(self, "ui", ui)
+        _set(self, "structured", structured)
 
     @classmethod
     def ok(
@@ -99,8 +125,7 @@ class ToolResult:
         return cls(reason, True, ui)
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(Record):
     """One call requested by a model.
 
     Attributes:
@@ -109,6 +134,15 @@ class ToolCall:
         args: The arguments as received: a dict, or a JSON string (OpenAI).
     """
 
+    __match_args__ = ("id", "name", "args")
+    __slots__ = ("args", "id", "name")
     id: str
     name: str
-    args: Any = None
+    args: Any
+
+    def __init__(
+        self, id: str, name: str, args: Any = None
+    ) -> None:  # the providers' word
+        _set(self, "id", id)
+        _set(self, "name", name)
+        _set(self, "args", args)

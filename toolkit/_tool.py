@@ -9,10 +9,8 @@ the decorator runs, or from raw parts with `Tool.new`, as in
 from __future__ import annotations
 
 import functools
-import inspect
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -31,9 +29,10 @@ if TYPE_CHECKING:
 
 from ._docstrings import DOCSTRING_STYLES, DocstringStyle
 from ._exceptions import ToolDefinitionError, ToolError
-from ._execute import Invoker, error_text, is_async_callable, normalise
+from ._execute import Invoker, error_text, is_async_callable, is_awaitable, normalise
 from ._frozen import freeze
 from ._log import log_failure
+from ._record import Record
 from ._results import ToolResult, Widget
 from ._running import TimedOut, block_on, bounded, in_thread, thread_with_timeout
 from ._signature import FunctionInfo, analyze
@@ -84,8 +83,7 @@ def check_name(name: object, *, function: str | None = None) -> str:
     raise ToolDefinitionError(msg, function=function)
 
 
-@dataclass(frozen=True, slots=True)
-class AITool:
+class AITool(Record):
     """The model-facing view of a tool: what is sent to the LLM API.
 
     Attributes:
@@ -94,9 +92,16 @@ class AITool:
         parameters: The JSON Schema of the arguments.
     """
 
+    __match_args__ = ("name", "description", "parameters")
+    __slots__ = ("description", "name", "parameters")
     name: str
     description: str
     parameters: JsonSchema
+
+    def __init__(self, name: str, description: str, parameters: JsonSchema) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "parameters", parameters)
 
     def to_dict(self) -> dict[str, Any]:
         """`{"name", "description", "parameters"}`, JSON-ready."""
@@ -477,7 +482,7 @@ class Tool(Generic[P, R]):
             outcome = thread_with_timeout(thunk, self.timeout)
         else:
             outcome = thunk()
-        if inspect.isawaitable(outcome):  # an async execute_fn of Tool.new
+        if is_awaitable(outcome):  # an async execute_fn of Tool.new
             return block_on(lambda: outcome, self.timeout)
         return outcome
 
@@ -511,7 +516,7 @@ class Tool(Generic[P, R]):
                 outcome = await in_thread(thunk, self.timeout)
             else:
                 outcome = thunk()
-            if inspect.isawaitable(outcome):
+            if is_awaitable(outcome):
                 outcome = await bounded(outcome, self.timeout)
         except TimedOut:
             return self._timed_out()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import collections.abc
 import contextlib
-import dataclasses
 import enum
 import functools
 import sys
@@ -49,7 +48,17 @@ __all__ = [
     "unwrap",
 ]
 
-MISSING: Final = dataclasses.MISSING
+
+class _Missing:
+    """The type of `MISSING`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Final = _Missing()
 """Marks a field or parameter without a default."""
 
 _NONE_TYPE: Final = type(None)
@@ -610,7 +619,9 @@ class Translator:
             return self._enum(tp)
         if _is_typeddict(tp):
             return self._object(tp, "typeddict")
-        if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        if isinstance(tp, type) and hasattr(
+            tp, "__dataclass_fields__"
+        ):  # dataclasses.is_dataclass, unimported
             return self._object(tp, "dataclass")
         if _is_namedtuple(tp):
             return self._object(tp, "namedtuple")
@@ -684,7 +695,7 @@ class Translator:
         if kind == "dataclass":
             return [
                 self._dataclass_field(item, hints, docs)
-                for item in dataclasses.fields(cls)
+                for item in _dataclass_fields(cls)
                 if item.init
             ]
         defaults: dict[str, Any] = getattr(cls, "_field_defaults", {})
@@ -704,10 +715,13 @@ class Translator:
         return result
 
     def _dataclass_field(
-        self, item: dataclasses.Field[Any], hints: dict[str, Any], docs: dict[str, str]
+        self, item: Any, hints: dict[str, Any], docs: dict[str, str]
     ) -> Field:
-        result = self._field(item.name, hints.get(item.name, Any), docs, item.default)
-        if item.default_factory is not MISSING:
+        import dataclasses  # loaded already: the class is a dataclass
+
+        default = MISSING if item.default is dataclasses.MISSING else item.default
+        result = self._field(item.name, hints.get(item.name, Any), docs, default)
+        if item.default_factory is not dataclasses.MISSING:
             result.required = False
         return result
 
@@ -729,6 +743,12 @@ class Translator:
             default=default,
             description=description,
         )
+
+
+def _dataclass_fields(cls: type) -> tuple[Any, ...]:
+    import dataclasses  # loaded already: the class is a dataclass
+
+    return dataclasses.fields(cls)
 
 
 def _class_hints(cls: type) -> dict[str, Any]:
