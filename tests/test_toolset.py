@@ -553,3 +553,16 @@ def test_middleware_exception_becomes_an_error_result() -> None:
     assert tools.execute("a", "c", "get_weather", {"city": "x"}) == ToolResult.error(
         "PermissionError: no quota left"
     )
+
+
+def test_kept_envelopes_follow_changes_to_the_tool() -> None:
+    made = make("kept", "ok")
+    first = ToolSet([made]).export("openai")
+    again = ToolSet([made]).export("openai")
+    assert again[0] is first[0]  # a new set of a known tool reuses its envelope
+    made.description = "Now described."
+    changed = ToolSet([made]).export("openai")
+    assert changed[0]["function"]["description"] == "Now described."
+    renamed = ToolSet([made]).prefixed("p_").export("openai")
+    assert renamed[0]["function"]["name"] == "p_kept"
+    assert ToolSet([made]).export("openai")[0]["function"]["name"] == "kept"

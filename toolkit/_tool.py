@@ -191,6 +191,9 @@ class Tool(Generic[P, R]):
         self._is_method = False
         self._is_async = False
         self._invoker_cache: Invoker | None = None
+        self._views: dict[
+            str, tuple[str, str, JsonSchema, Any]
+        ] = {}  # provider views, see providers.openai
 
     @classmethod
     def new(
@@ -305,6 +308,7 @@ class Tool(Generic[P, R]):
     def _copy(self) -> Self:
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
+        clone._views = {}
         return clone
 
     def renamed(self, name: str) -> Self:

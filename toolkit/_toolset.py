@@ -343,12 +343,23 @@ class ToolSet:
     ) -> list[ToolResult]:
         if not calls:
             return []
-        run_call = self._run_call if self._middleware else self._dispatch
-        if len(calls) == 1:
-            return [await run_call(agent_id, calls[0], deps)]
-        return list(
-            await asyncio.gather(*(run_call(agent_id, call, deps) for call in calls))
-        )
+        started: list[Awaitable[ToolResult]]
+        if self._middleware or self.max_output_chars is not None:
+            started = [self._run_call(agent_id, call, deps) for call in calls]
+        else:  # straight to each tool, one coroutine per call
+            started = [self._start(agent_id, call, deps) for call in calls]
+        if len(started) == 1:
+            return [await started[0]]
+        return list(await asyncio.gather(*started))
+
+    def _start(self, agent_id: str, call: ToolCall, deps: Any) -> Awaitable[ToolResult]:
+        """The tool's own coroutine for `call`, or one that answers with the error."""
+        if not isinstance(call, ToolCall):
+            return _answer(ToolResult.error(f"Not a tool call: {call!r}"))
+        found = self._tools.get(call.name)
+        if found is None:
+            return _answer(ToolResult.error(self._unknown(call.name)))
+        return found._aexecute(agent_id, call.id, call.args, deps, self.error_formatter)
 
     async def _run_call(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
         if not isinstance(call, ToolCall):
@@ -413,6 +424,10 @@ class ToolSet:
 
         close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
         return f'{message} Did you mean "{close[0]}"?' if close else message
+
+
+async def _answer(result: ToolResult) -> ToolResult:
+    return result
 
 
 def _valid_name(name: str) -> bool:

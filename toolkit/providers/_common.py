@@ -23,6 +23,8 @@ def as_tools(
     if isinstance(source, Tool):
         return [source]
     found = list(source)
+    if isinstance(source, ToolSet):
+        return found  # a ToolSet holds only tools
     for item in found:
         if not isinstance(item, Tool):
             msg = f"Expected a ToolSet, a Tool or a list of Tools; found {item!r}"

@@ -73,14 +73,47 @@ def tools(
         source: A `ToolSet`, a `Tool` or a list of tools.
         strict: Export in the Structured Outputs subset where a tool allows it.
     """
-    return FrozenList(
-        [
-            FrozenDict(
-                type="function", function=function_definition(item, strict=strict)
+    if strict:
+        return FrozenList(
+            [
+                FrozenDict(
+                    type="function", function=function_definition(item, strict=True)
+                )
+                for item in as_tools(source)
+            ]
+        )
+    # The loop every non-strict export runs, written out: a cold export of 500
+    # tools spends most of its time here. A tool's envelope is kept on the tool
+    # and reused while its name, description and parameters are the same
+    # objects, so a new set of known tools (select, filtered, per request)
+    # exports at the cost of a lookup per tool.
+    exported = []
+    for item in as_tools(source):
+        kept = item._views.get("openai")
+        if (
+            kept is not None
+            and kept[0] is item.name
+            and kept[1] is item.description
+            and kept[2] is item.parameters
+        ):
+            exported.append(kept[3])
+            continue
+        parameters = item.parameters
+        if "$schema" in parameters or "$id" in parameters or "$comment" in parameters:
+            parameters = strip_meta(parameters)
+        if item.description:
+            function = FrozenDict(
+                name=item.name,
+                description=item.description,
+                parameters=parameters,
+                strict=False,
             )
-            for item in as_tools(source)
-        ]
-    )
+        else:
+            function = FrozenDict(name=item.name, parameters=parameters, strict=False)
+        envelope = FrozenDict(type="function", function=function)
+        item._views["openai"] = (item.name, item.description, item.parameters, envelope)
+        exported.append(envelope)
+    return FrozenList(exported)
 
 
 def parse_calls(message: Any) -> list[ToolCall]:
