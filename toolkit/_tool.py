@@ -30,13 +30,14 @@ if TYPE_CHECKING:
 from ._docstrings import DOCSTRING_STYLES, DocstringStyle
 from ._exceptions import ToolDefinitionError, ToolError
 from ._execute import Invoker, error_text, is_async_callable, is_awaitable, normalise
-from ._frozen import freeze
+from ._frozen import FrozenDict, freeze
 from ._log import log_failure
 from ._record import Record
 from ._results import ToolResult, Widget
 from ._running import TimedOut, block_on, bounded, in_thread, thread_with_timeout
 from ._signature import FunctionInfo, analyze
 from ._types import JsonObject, JsonSchema
+from ._views import keep_openai_view
 
 __all__ = [
     "AITool",
@@ -191,9 +192,8 @@ class Tool(Generic[P, R]):
         self._is_method = False
         self._is_async = False
         self._invoker_cache: Invoker | None = None
-        self._views: dict[
-            str, tuple[str, str, JsonSchema, Any]
-        ] = {}  # provider views, see providers.openai
+        # Wire views kept with the tool (see _views): kind -> (name, description, parameters, view).
+        self._views: dict[str, tuple[str, str, JsonSchema, FrozenDict]] = {}
 
     @classmethod
     def new(
@@ -229,7 +229,7 @@ class Tool(Generic[P, R]):
         if not callable(execute_fn):
             msg = f"execute_fn of tool {name!r} is {execute_fn!r}, which cannot be called. Pass a function (agent_id, call_id, args) -> ToolResult"
             raise ToolDefinitionError(msg)
-        return cls(
+        made = cls(
             name=name,
             description=description,
             parameters=freeze(parameters),
@@ -237,6 +237,8 @@ class Tool(Generic[P, R]):
             widget=widget,
             **options,
         )
+        keep_openai_view(made)
+        return made
 
     @classmethod
     def _from_function(  # the decorator's options
@@ -272,6 +274,7 @@ class Tool(Generic[P, R]):
             msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
             raise ToolDefinitionError(msg, function=qualname)
         functools.update_wrapper(made, func)
+        keep_openai_view(made)
         return made
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -322,6 +325,7 @@ class Tool(Generic[P, R]):
         clone._invoker_cache = None
         if self._function is not None:
             clone.execute_fn = clone._call_execute_fn
+        keep_openai_view(clone)
         return clone
 
     # ---------------------------------------------------------- execution

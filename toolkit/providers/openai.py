@@ -25,6 +25,7 @@ from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
+from toolkit._views import openai_view
 
 from ._common import as_tools, field, items, pair
 from ._transform import openai_strict, strip_meta
@@ -82,38 +83,9 @@ def tools(
                 for item in as_tools(source)
             ]
         )
-    # The loop every non-strict export runs, written out: a cold export of 500
-    # tools spends most of its time here. A tool's envelope is kept on the tool
-    # and reused while its name, description and parameters are the same
-    # objects, so a new set of known tools (select, filtered, per request)
-    # exports at the cost of a lookup per tool.
-    exported = []
-    for item in as_tools(source):
-        kept = item._views.get("openai")
-        if (
-            kept is not None
-            and kept[0] is item.name
-            and kept[1] is item.description
-            and kept[2] is item.parameters
-        ):
-            exported.append(kept[3])
-            continue
-        parameters = item.parameters
-        if "$schema" in parameters or "$id" in parameters or "$comment" in parameters:
-            parameters = strip_meta(parameters)
-        if item.description:
-            function = FrozenDict(
-                name=item.name,
-                description=item.description,
-                parameters=parameters,
-                strict=False,
-            )
-        else:
-            function = FrozenDict(name=item.name, parameters=parameters, strict=False)
-        envelope = FrozenDict(type="function", function=function)
-        item._views["openai"] = (item.name, item.description, item.parameters, envelope)
-        exported.append(envelope)
-    return FrozenList(exported)
+    return FrozenList(
+        [openai_view(item) for item in as_tools(source)]
+    )  # built with each tool
 
 
 def parse_calls(message: Any) -> list[ToolCall]:
