@@ -527,3 +527,21 @@ def test_unsupported_field_names_the_field() -> None:
         ToolDefinitionError, match=r"^field 'value': the type complex is not supported"
     ):
         json_schema(Holder)
+
+
+def test_schemas_kept_on_nodes_never_hold_refs() -> None:
+    """A named type's $defs name depends on its neighbours; it must not stick between schemas."""
+
+    class Other(enum.Enum):
+        X = "x"
+
+    Other.__name__ = "Color"
+    clashing = json_schema(tuple[Color, Other])
+    assert clashing["prefixItems"][1]["$ref"].endswith("_locals_.Other")
+    alone = json_schema(list[Other])
+    assert alone == {
+        "type": "array",
+        "items": {"$ref": "#/$defs/Color"},
+        "$defs": {"Color": {"type": "string", "enum": ["x"]}},
+    }
+    assert json_schema(list[int | None]) == json_schema(list[int | None])

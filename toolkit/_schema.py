@@ -139,6 +139,7 @@ class SchemaBuilder:
     def __init__(self) -> None:
         self.defs: dict[str, JsonSchema] = {}
         self._names: dict[Any, str] = {}
+        self._refs = 0  # how many $ref this builder emitted: a schema with one is not kept on its node
 
     def finish(self, schema: JsonSchema) -> JsonSchema:
         """Attach the collected `$defs` to a root schema (frozen, as every schema it makes)."""
@@ -152,11 +153,18 @@ class SchemaBuilder:
         """The schema of one node, with its `Param` metadata applied, frozen.
 
         Every emitter returns a frozen schema built on frozen inner schemas,
-        so nothing is copied twice.
+        so nothing is copied twice. A schema without `$ref` depends on the
+        node alone, so the node keeps it (nodes are shared between tools).
         """
+        kept = node.schema
+        if kept is not None:
+            return kept  # type: ignore[no-any-return]
+        refs = self._refs
         schema = self._EMITTERS[type(node)](self, node)
         if node.meta is not None:
-            return freeze(_with_meta(dict(schema), node))
+            schema = freeze(_with_meta(dict(schema), node))
+        if self._refs == refs:
+            node.schema = schema
         return schema
 
     def object_schema(self, fields: list[Field], description: str = "") -> JsonSchema:
@@ -246,6 +254,7 @@ class SchemaBuilder:
             name = self._names[cls] = self._new_name(cls)
             self.defs[name] = {}  # placeholder first: a recursive type refers to itself
             self.defs[name] = build()
+        self._refs += 1
         return FrozenDict({"$ref": _REF_PREFIX + name})
 
     def _new_name(self, cls: Any) -> str:

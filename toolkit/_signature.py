@@ -395,6 +395,22 @@ def _compiled(annotation: str) -> types.CodeType:
 
 
 def _is_settled(annotation: Any) -> bool:
+    """Whether an annotation holds no string or forward reference (cached by value)."""
+    try:
+        known = _SETTLED.get(annotation)
+    except TypeError:  # unhashable metadata
+        return _check_settled(annotation)
+    if known is None:
+        if len(_SETTLED) >= 4096:
+            _SETTLED.clear()
+        known = _SETTLED[annotation] = _check_settled(annotation)
+    return known
+
+
+_SETTLED: dict[Any, bool] = {}
+
+
+def _check_settled(annotation: Any) -> bool:
     if isinstance(annotation, type) or annotation is None:
         return True
     if isinstance(annotation, (str, typing.ForwardRef)):

@@ -213,10 +213,13 @@ class TypeNode:
     milliseconds. They compare by identity.
     """
 
-    __slots__ = ("meta",)
+    __slots__ = ("meta", "schema")
 
     def __init__(self, *, meta: Param | None = None) -> None:
         self.meta = meta
+        self.schema: Any = (
+            None  # the node's JSON Schema, kept by SchemaBuilder when it has no $ref
+        )
 
     def with_meta(self, meta: Param) -> TypeNode:
         """A copy of this node carrying `meta` (named types share their fields list)."""
@@ -224,13 +227,14 @@ class TypeNode:
         for name in _all_slots(type(self)):
             setattr(clone, name, getattr(self, name))
         clone.meta = meta
+        clone.schema = None
         return clone
 
     def __repr__(self) -> str:
         shown = ", ".join(
             f"{name}={getattr(self, name)!r}"
             for name in _all_slots(type(self))
-            if name != "fields"
+            if name not in ("fields", "schema")
         )
         return f"{type(self).__name__}({shown})"
 
