@@ -8,22 +8,27 @@ same record by duck typing, so the core never imports either library.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from ._record import Record
 
-__all__ = ["Param", "merge_metadata"]
+__all__ = ["CONSTRAINTS", "Param", "merge_metadata"]
 
-_CONSTRAINT_ATTRS = (
-    "gt",
+CONSTRAINTS: Final = (
     "ge",
-    "lt",
+    "gt",
     "le",
+    "lt",
     "multiple_of",
     "min_length",
     "max_length",
     "pattern",
+    "format",
 )
+"""The fields of `Param` that constrain values (the others describe them)."""
+_FOREIGN_CONSTRAINTS: Final = CONSTRAINTS[
+    :-1
+]  # annotated_types and pydantic carry all but format
 
 
 class Param(Record):
@@ -162,7 +167,7 @@ def _as_param(item: object) -> Param | None:
         return _from_field_info(item)
     found = {
         attr: value
-        for attr in _CONSTRAINT_ATTRS
+        for attr in _FOREIGN_CONSTRAINTS
         if (value := getattr(item, attr, None)) is not None
     }
     if isinstance(found.get("pattern"), str) or "pattern" not in found:

@@ -16,7 +16,7 @@ from typing import Any, Final
 from ._exceptions import ToolDefinitionError
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._json import to_jsonable
-from ._param import Param
+from ._param import CONSTRAINTS, Param
 from ._types import JsonSchema
 from ._typing import (
     MISSING,
@@ -341,18 +341,11 @@ def _with_meta(schema: JsonSchema, node: TypeNode) -> JsonSchema:
 
 
 def _constraints(meta: Param) -> dict[str, Any]:
-    names = (
-        "ge",
-        "gt",
-        "le",
-        "lt",
-        "multiple_of",
-        "min_length",
-        "max_length",
-        "pattern",
-        "format",
-    )
-    return {name: value for name in names if (value := getattr(meta, name)) is not None}
+    return {
+        name: value
+        for name in CONSTRAINTS
+        if (value := getattr(meta, name)) is not None
+    }
 
 
 def _constrain(schema: JsonSchema, node: TypeNode, meta: Param) -> list[str]:

@@ -301,39 +301,23 @@ def _note(key: str, value: Any) -> list[str]:
     )
 
 
-_OPENAI_KEEP: Final = frozenset(
-    {
-        "type",
-        "enum",
-        "const",
-        "$ref",
-        "description",
-        "title",
-        "pattern",
-        "format",
-        "multipleOf",
-        "maximum",
-        "exclusiveMaximum",
-        "minimum",
-        "exclusiveMinimum",
-        "minItems",
-        "maxItems",
-    }
+# Keywords both strict subsets keep as they are; each adds its own.
+_STRICT_KEEP: Final = frozenset(
+    {"type", "enum", "const", "$ref", "description", "title", "pattern", "format"}
 )
-_ANTHROPIC_KEEP: Final = frozenset(
-    {
-        "type",
-        "enum",
-        "const",
-        "$ref",
-        "description",
-        "title",
-        "pattern",
-        "format",
-        "default",
-        "minItems",
-    }
-)
+_OPENAI_KEEP: Final = _STRICT_KEEP | {
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "minItems",
+    "maxItems",
+}
+_ANTHROPIC_KEEP: Final = _STRICT_KEEP | {
+    "default",
+    "minItems",
+}  # minItems only 0 or 1 (see _StrictWalker.node)
 
 
 def openai_strict(schema: JsonSchema) -> Strict:
