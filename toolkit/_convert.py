@@ -23,7 +23,7 @@ from ._formats import (
     parse_time,
     parse_uuid,
 )
-from ._typing import (
+from ._nodes import (
     AnyType,
     ArrayType,
     EnumType,
@@ -36,8 +36,8 @@ from ._typing import (
     TupleType,
     TypeNode,
     UnionType,
-    stdlib_scalars,
 )
+from ._typing import stdlib_scalars
 from ._validation import json_equal
 
 __all__ = ["Converter", "Converters", "null_stripper", "to_float", "to_int"]

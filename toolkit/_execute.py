@@ -18,9 +18,9 @@ from ._context import Context
 from ._convert import Converter, Converters, null_stripper, to_float, to_int
 from ._json import dumps, to_jsonable
 from ._log import log_failure
+from ._nodes import Field, ScalarType, TypeNode, UnionType
 from ._results import ToolResult
 from ._types import JsonObject, JsonSchema
-from ._typing import Field, ScalarType, TypeNode, UnionType
 from ._validation import Check, compile_check, describe_errors, jsonschema_validator
 
 _CO_COROUTINE: Final = 0x80  # inspect.CO_COROUTINE

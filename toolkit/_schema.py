@@ -16,9 +16,7 @@ from typing import Any, Final
 from ._exceptions import ToolDefinitionError
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._json import to_jsonable
-from ._param import CONSTRAINTS, Param
-from ._types import JsonSchema
-from ._typing import (
+from ._nodes import (
     MISSING,
     AnyType,
     ArrayType,
@@ -29,11 +27,13 @@ from ._typing import (
     ModelType,
     ObjectType,
     ScalarType,
-    Translator,
     TupleType,
     TypeNode,
     UnionType,
 )
+from ._param import CONSTRAINTS, Param
+from ._types import JsonSchema
+from ._typing import Translator
 
 __all__ = ["SchemaBuilder", "json_schema", "property_schema"]
 

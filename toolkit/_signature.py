@@ -17,9 +17,7 @@ from typing import Any, Final
 
 from ._docstrings import Docstring, DocstringStyle, parse_docstring
 from ._exceptions import ToolDefinitionError
-from ._schema import SchemaBuilder
-from ._types import JsonSchema
-from ._typing import (
+from ._nodes import (
     MISSING,
     AnyType,
     ArrayType,
@@ -30,13 +28,13 @@ from ._typing import (
     ModelType,
     ObjectType,
     ScalarType,
-    Translator,
     TupleType,
     TypeNode,
     UnionType,
-    describe,
-    get_hints,
 )
+from ._schema import SchemaBuilder
+from ._types import JsonSchema
+from ._typing import Translator, describe, get_hints
 
 __all__ = ["FunctionInfo", "analyze"]
 

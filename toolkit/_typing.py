@@ -24,23 +24,25 @@ from typing import Any, Final, Literal, Union
 from ._context import Context
 from ._docstrings import parse_docstring
 from ._exceptions import ToolDefinitionError
+from ._nodes import (
+    MISSING,
+    AnyType,
+    ArrayType,
+    EnumType,
+    Field,
+    LiteralType,
+    MapType,
+    ModelType,
+    ObjectType,
+    ScalarType,
+    TupleType,
+    TypeNode,
+    UnionType,
+)
 from ._param import Param, merge_metadata
 
 __all__ = [
-    "MISSING",
-    "AnyType",
-    "ArrayType",
-    "EnumType",
-    "Field",
-    "LiteralType",
-    "MapType",
-    "ModelType",
-    "ObjectType",
-    "ScalarType",
     "Translator",
-    "TupleType",
-    "TypeNode",
-    "UnionType",
     "describe",
     "is_context",
     "is_context_type",
@@ -49,16 +51,6 @@ __all__ = [
 ]
 
 
-class _Missing:
-    """The type of `MISSING`."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Final = _Missing()
 """Marks a field or parameter without a default."""
 
 _NONE_TYPE: Final = type(None)
@@ -200,209 +192,6 @@ def get_hints(obj: Any) -> dict[str, Any]:
     if extensions is not None:
         return extensions.get_type_hints(obj, include_extras=True)  # type: ignore[no-any-return]
     return typing.get_type_hints(obj, include_extras=True)
-
-
-# ---------------------------------------------------------------------- nodes
-
-
-class TypeNode:
-    """A normalised type. `meta` holds the `Param` metadata attached to it.
-
-    Nodes are plain slotted classes, not dataclasses: there are a dozen of
-    them, and making each a dataclass would cost `import toolkit` several
-    milliseconds. They compare by identity.
-    """
-
-    __slots__ = ("meta", "schema")
-
-    def __init__(self, *, meta: Param | None = None) -> None:
-        self.meta = meta
-        self.schema: Any = (
-            None  # the node's JSON Schema, kept by SchemaBuilder when it has no $ref
-        )
-
-    def with_meta(self, meta: Param) -> TypeNode:
-        """A copy of this node carrying `meta` (named types share their fields list)."""
-        clone = object.__new__(type(self))
-        for name in _all_slots(type(self)):
-            setattr(clone, name, getattr(self, name))
-        clone.meta = meta
-        clone.schema = None
-        return clone
-
-    def __repr__(self) -> str:
-        shown = ", ".join(
-            f"{name}={getattr(self, name)!r}"
-            for name in _all_slots(type(self))
-            if name not in ("fields", "schema")
-        )
-        return f"{type(self).__name__}({shown})"
-
-
-def _all_slots(cls: type) -> tuple[str, ...]:
-    found = _SLOTS.get(cls)
-    if found is None:
-        found = _SLOTS[cls] = tuple(
-            name
-            for klass in reversed(cls.__mro__)
-            for name in getattr(klass, "__slots__", ())
-        )
-    return found
-
-
-_SLOTS: dict[type, tuple[str, ...]] = {}
-
-
-class AnyType(TypeNode):
-    """Any JSON value (`Any`, `object`, no annotation)."""
-
-    __slots__ = ()
-
-
-class ScalarType(TypeNode):
-    """A scalar: str, int, float, bool, None, or a string-encoded type (datetime, UUID, ...)."""
-
-    __slots__ = ("py",)
-
-    def __init__(self, *, py: type, meta: Param | None = None) -> None:
-        super().__init__(meta=meta)
-        self.py = py
-
-
-class LiteralType(TypeNode):
-    """`Literal[...]`: a closed set of JSON values (Enum members already turned into values)."""
-
-    __slots__ = ("members", "values")
-
-    def __init__(
-        self,
-        *,
-        values: tuple[Any, ...],
-        members: tuple[Any, ...],
-        meta: Param | None = None,
-    ) -> None:
-        super().__init__(meta=meta)
-        self.values = values
-        self.members = members
-
-
-class EnumType(TypeNode):
-    """An `Enum` subclass; the model sends member values."""
-
-    __slots__ = ("cls", "description")
-
-    def __init__(
-        self, *, cls: type[enum.Enum], description: str, meta: Param | None = None
-    ) -> None:
-        super().__init__(meta=meta)
-        self.cls = cls
-        self.description = description
-
-
-class ArrayType(TypeNode):
-    """A homogeneous array; `container` is the Python type to build (list, set, frozenset, tuple)."""
-
-    __slots__ = ("container", "item")
-
-    def __init__(
-        self, *, item: TypeNode, container: type, meta: Param | None = None
-    ) -> None:
-        super().__init__(meta=meta)
-        self.item = item
-        self.container = container
-
-
-class TupleType(TypeNode):
-    """A fixed-length tuple: `tuple[X, Y]`."""
-
-    __slots__ = ("items",)
-
-    def __init__(
-        self, *, items: tuple[TypeNode, ...], meta: Param | None = None
-    ) -> None:
-        super().__init__(meta=meta)
-        self.items = items
-
-
-class MapType(TypeNode):
-    """A mapping with string keys: `dict[str, X]`."""
-
-    __slots__ = ("key", "value")
-
-    def __init__(
-        self, *, key: TypeNode, value: TypeNode, meta: Param | None = None
-    ) -> None:
-        super().__init__(meta=meta)
-        self.key = key
-        self.value = value
-
-
-class UnionType(TypeNode):
-    """`X | Y | ...`, members in declaration order."""
-
-    __slots__ = ("members",)
-
-    def __init__(
-        self, *, members: tuple[TypeNode, ...], meta: Param | None = None
-    ) -> None:
-        super().__init__(meta=meta)
-        self.members = members
-
-
-class Field:
-    """One field of an object type or one parameter of a function."""
-
-    __slots__ = ("default", "description", "name", "node", "required")
-
-    def __init__(
-        self,
-        *,
-        name: str,
-        node: TypeNode,
-        required: bool,
-        default: Any = MISSING,
-        description: str | None = None,
-    ) -> None:
-        self.name = name
-        self.node = node
-        self.required = required
-        self.default = default
-        self.description = description
-
-    def __repr__(self) -> str:
-        return (
-            f"Field(name={self.name!r}, node={self.node!r}, required={self.required!r})"
-        )
-
-
-class ObjectType(TypeNode):
-    """A TypedDict, dataclass or NamedTuple. `fields` is filled after caching, for recursion."""
-
-    __slots__ = ("cls", "description", "fields", "kind")
-
-    def __init__(
-        self,
-        *,
-        cls: type,
-        kind: Literal["typeddict", "dataclass", "namedtuple"],
-        description: str,
-        meta: Param | None = None,
-    ) -> None:
-        super().__init__(meta=meta)
-        self.cls = cls
-        self.kind = kind
-        self.description = description
-        self.fields: list[Field] = []
-
-
-class ModelType(TypeNode):
-    """A pydantic `BaseModel` subclass; it brings its own schema and validation."""
-
-    __slots__ = ("cls",)
-
-    def __init__(self, *, cls: type, meta: Param | None = None) -> None:
-        super().__init__(meta=meta)
-        self.cls = cls
 
 
 # ---------------------------------------------------------------- predicates
