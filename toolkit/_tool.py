@@ -424,64 +424,25 @@ class Tool(Generic[P, R]):
     ) -> ToolResult:
         invoker = self._invoker_cache or self._invoker
         function = self._function
+        inline = function is not None and not self._is_async and self.timeout is None
         if (
-            invoker.direct is not None
-            and function is not None
-            and not self._is_async
-            and self.timeout is None
+            inline
+            and invoker.direct is not None
+            and _fits_directly(invoker.direct, args)
         ):
-            fast = self._direct(invoker.direct, function, args, formatter)
-            if fast is not None:
-                return fast
-        bound = invoker.bind(args, agent_id, call_id, deps)
-        if type(bound) is not dict:
-            return bound  # type: ignore[return-value]  # an error result
+            bound = args  # the common call: valid arguments, nothing to convert
+        else:
+            bound = invoker.bind(args, agent_id, call_id, deps)
+            if type(bound) is not dict:
+                return bound  # type: ignore[return-value]  # an error result
         try:
-            if (
-                self._function is not None
-                and not self._is_async
-                and self.timeout is None
-            ):
-                outcome = self._invoker.call(
-                    self._function, bound
-                )  # the common case, inline
+            if inline:  # the common case: a sync function, called here
+                outcome = invoker.call(function, bound)  # type: ignore[arg-type]
             else:
                 outcome = self._run_blocking(self._thunk(bound, agent_id, call_id))
-        except TimedOut:
-            return self._timed_out()
-        except ToolError as error:
-            return ToolResult.error(str(error))
         except (Exception, SystemExit) as error:
-            return self._crashed(error, formatter)
+            return self._failure(error, formatter)
         return normalise(outcome, self.name)
-
-    def _direct(
-        self,
-        check: Callable[[Any], bool],
-        function: Callable[..., Any],
-        args: Any,
-        formatter: ErrorFormatter | None,
-    ) -> ToolResult | None:
-        """The common call in one step: a sync function whose valid dict args need no conversion.
-
-        None when the arguments need the full path (not a dict, not valid, too deep).
-        """
-        try:
-            if type(args) is not dict or not check(args):
-                return None
-        except RecursionError:
-            return None
-        try:
-            outcome = function(**args)
-        except ToolError as error:
-            return ToolResult.error(str(error))
-        except (Exception, SystemExit) as error:
-            return self._crashed(error, formatter)
-        return (
-            ToolResult(outcome)
-            if type(outcome) is str
-            else normalise(outcome, self.name)
-        )
 
     def _run_blocking(self, thunk: Callable[[], Any]) -> Any:
         if self._is_async:
@@ -526,22 +487,20 @@ class Tool(Generic[P, R]):
                 outcome = thunk()
             if is_awaitable(outcome):
                 outcome = await bounded(outcome, self.timeout)
-        except TimedOut:
-            return self._timed_out()
-        except ToolError as error:
-            return ToolResult.error(str(error))
         except (Exception, SystemExit) as error:
-            return self._crashed(error, formatter)
+            return self._failure(error, formatter)
         return normalise(outcome, self.name)
 
-    def _timed_out(self) -> ToolResult:
-        return ToolResult.error(
-            f'Tool "{self.name}" timed out after {self.timeout:g} seconds.'
-        )
-
-    def _crashed(
+    def _failure(
         self, error: BaseException, formatter: ErrorFormatter | None
     ) -> ToolResult:
+        """A call that raised → the error result the model sees."""
+        if isinstance(error, TimedOut):
+            return ToolResult.error(
+                f'Tool "{self.name}" timed out after {self.timeout:g} seconds.'
+            )
+        if isinstance(error, ToolError):
+            return ToolResult.error(str(error))
         log_failure("Tool %r raised %s", self.name, type(error).__name__, error=error)
         if formatter is not None:
             try:
