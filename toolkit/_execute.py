@@ -30,16 +30,6 @@ __all__ = ["Invoker", "error_text", "normalise", "parse_arguments"]
 _NO_ARGS: Final = ("", "null")
 
 
-class _Positional:
-    """Names and defaults of the positional-only parameters, in order."""
-
-    __slots__ = ("defaults", "names")
-
-    def __init__(self, names: tuple[str, ...], defaults: tuple[Any, ...]) -> None:
-        self.names = names
-        self.defaults = defaults
-
-
 class Invoker:
     """Validates, converts and calls for one tool; built once, used for every call."""
 
@@ -64,13 +54,7 @@ class Invoker:
         self._stringly = frozenset(
             item.name for item in fields if _takes_strings(item.node)
         )
-        self._positional = (
-            _Positional(
-                tuple(n for n, _ in positional), tuple(d for _, d in positional)
-            )
-            if positional
-            else None
-        )
+        self._positional = positional  # (name, default) of each, in order
 
         self.direct = self._direct_check()
         """Set when valid arguments can be passed to the function as they are: the fast path."""
@@ -88,7 +72,7 @@ class Invoker:
             check is None
             or self._strip is not None
             or self._context is not None
-            or self._positional is not None
+            or self._positional
         ):
             return None
         finals: dict[Converter, type] = {to_int: int, to_float: float}
@@ -117,11 +101,11 @@ class Invoker:
         """The function's keyword arguments, or an error result for the model."""
         try:
             return self._bind(args, agent_id, call_id, deps)
+        except RecursionError:
+            return self._too_deep()
         except Exception as error:  # a bug here must still not escape execute()
             log_failure("Checking the arguments of %r failed", self.name, error=error)
-            return ToolResult.error(
-                f'Arguments for tool "{self.name}" could not be checked: {error_text(error)}'
-            )
+            return self._unchecked(error)
 
     def _bind(
         self, args: Any, agent_id: str, call_id: str, deps: Any
@@ -130,19 +114,14 @@ class Invoker:
             args = parse_arguments(self.name, args)
             if isinstance(args, ToolResult):
                 return args
-        try:
-            if self._strip is not None:
-                args = self._strip(args)
-            if not self._valid(args):
-                repaired = self._repair(args)
-                if isinstance(repaired, ToolResult):
-                    return repaired
-                args = repaired
-            kwargs = self._convert(args)
-        except RecursionError:
-            return ToolResult.error(
-                f'Arguments for tool "{self.name}" are nested too deeply.'
-            )
+        if self._strip is not None:
+            args = self._strip(args)
+        if not self._valid(args):
+            repaired = self._repair(args)
+            if isinstance(repaired, ToolResult):
+                return repaired
+            args = repaired
+        kwargs = self._convert(args)
         if isinstance(kwargs, ToolResult) or self._context is None:
             return kwargs
         kwargs[self._context] = Context(agent_id, call_id, self.name, deps)
@@ -152,10 +131,10 @@ class Invoker:
         """None when `args` fit the schema, else the error result listing every problem."""
         try:
             return self._validate(args)
+        except RecursionError:
+            return self._too_deep()
         except Exception as error:  # a bug here must still not escape
-            return ToolResult.error(
-                f'Arguments for tool "{self.name}" could not be checked: {error_text(error)}'
-            )
+            return self._unchecked(error)
 
     def _validate(self, args: Any) -> ToolResult | None:
         if type(args) is not dict:
@@ -163,14 +142,17 @@ class Invoker:
             if isinstance(parsed, ToolResult):
                 return parsed
             args = parsed
-        try:
-            if self._valid(args):
-                return None
-            return self._invalid(args)
-        except RecursionError:
-            return ToolResult.error(
-                f'Arguments for tool "{self.name}" are nested too deeply.'
-            )
+        return None if self._valid(args) else self._invalid(args)
+
+    def _too_deep(self) -> ToolResult:
+        return ToolResult.error(
+            f'Arguments for tool "{self.name}" are nested too deeply.'
+        )
+
+    def _unchecked(self, error: Exception) -> ToolResult:
+        return ToolResult.error(
+            f'Arguments for tool "{self.name}" could not be checked: {error_text(error)}'
+        )
 
     def _valid(self, args: JsonObject) -> bool:
         if self._check is not None:
@@ -225,17 +207,14 @@ class Invoker:
 
     def call(self, function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
         """Call `function` with the bound arguments (positional-only ones by position)."""
-        if self._positional is None:
+        if not self._positional:
             return function(**kwargs)
         return function(*self._pop_positional(kwargs), **kwargs)
 
     def _pop_positional(self, kwargs: dict[str, Any]) -> list[Any]:
-        assert self._positional is not None  # the caller checks
         values: list[Any] = []
         pending: list[Any] = []
-        for name, default in zip(
-            self._positional.names, self._positional.defaults, strict=True
-        ):
+        for name, default in self._positional:
             if name in kwargs:
                 values.extend(pending)
                 pending.clear()
