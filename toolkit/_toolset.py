@@ -362,26 +362,16 @@ class ToolSet:
         return found._aexecute(agent_id, call.id, call.args, deps, self.error_formatter)
 
     async def _run_call(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
-        if not isinstance(call, ToolCall):
-            return ToolResult.error(f"Not a tool call: {call!r}")
-        if not self._middleware:
-            return await self._dispatch(agent_id, call, deps)
-        context: Context[Any] = Context(agent_id, call.id, call.name, deps)
-        return self._finish(
-            await self._through_middleware(0, call, context, agent_id, deps)
-        )
+        """One call through the middleware (when there is any), then the tool."""
+        if self._middleware and isinstance(call, ToolCall):
+            context: Context[Any] = Context(agent_id, call.id, call.name, deps)
+            return self._finish(
+                await self._through_middleware(0, call, context, agent_id, deps)
+            )
+        return await self._dispatch(agent_id, call, deps)
 
     async def _dispatch(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
-        if not isinstance(call, ToolCall):
-            return ToolResult.error(f"Not a tool call: {call!r}")
-        found = self._tools.get(call.name)
-        if found is None:
-            return ToolResult.error(self._unknown(call.name))
-        return self._finish(
-            await found._aexecute(
-                agent_id, call.id, call.args, deps, self.error_formatter
-            )
-        )
+        return self._finish(await self._start(agent_id, call, deps))
 
     async def _through_middleware(
         self,
