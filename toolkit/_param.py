@@ -114,21 +114,11 @@ class Param(Record):
         format: str | None = None,  # the JSON Schema keyword
         deprecated: bool | None = None,
     ) -> None:
-        for name, value in (
-            ("description", description),
-            ("title", title),
-            ("examples", examples),
-            ("ge", ge),
-            ("gt", gt),
-            ("le", le),
-            ("lt", lt),
-            ("multiple_of", multiple_of),
-            ("min_length", min_length),
-            ("max_length", max_length),
-            ("pattern", pattern),
-            ("format", format),
-            ("deprecated", deprecated),
-        ):
+        values = (
+            *(description, title, examples, ge, gt, le, lt, multiple_of),
+            *(min_length, max_length, pattern, format, deprecated),
+        )  # in the order of __match_args__
+        for name, value in zip(self.__match_args__, values, strict=True):
             object.__setattr__(self, name, value)
 
     def merged(self, other: Param) -> Param:
