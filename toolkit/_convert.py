@@ -185,16 +185,32 @@ class Converters:
         return convert
 
     def _object(self, node: ObjectType) -> Converter | None:
-        key = id(node.cls)
-        if key in self._named:
-            return self._named[key]
-        holder: list[Converter] = []
-        self._named[key] = lambda value: holder[0](
-            value
-        )  # recursion goes through the holder
-        plan = self.fields(node.fields)
-        holder.append(_build_object(node, plan))
-        return self._named[key]
+        return _once_per_type(
+            self._named, node, lambda: _build_object(node, self.fields(node.fields))
+        )
+
+
+def _once_per_type(
+    named: dict[int, Converter | None],
+    node: ObjectType,
+    build: Callable[[], Converter | None],
+) -> Converter | None:
+    """The one function built for a named type, recursive references included.
+
+    While it is built, a reference back to the type gets a stand-in that
+    calls the finished function; if `build` finds nothing to do (None), the
+    stand-in passes values through and later uses get None.
+    """
+    key = id(node.cls)
+    if key in named:
+        return named[key]
+    holder: list[Converter] = []
+    named[key] = lambda value: holder[0](value)
+    built = build()
+    holder.append(built or _same)
+    if built is None:
+        named[key] = None
+    return named[key]
 
 
 def _same(value: Any) -> Any:
@@ -371,18 +387,9 @@ class _Strippers:
 
     def for_node(self, node: TypeNode) -> Converter | None:
         if isinstance(node, ObjectType):
-            key = id(node.cls)
-            if key in self._named:
-                return self._named[key]
-            holder: list[Converter] = []
-            self._named[key] = lambda value: holder[0](
-                value
-            )  # recursion goes through the holder
-            built = self.for_fields(node.fields)
-            holder.append(built or _same)
-            if built is None:
-                self._named[key] = None
-            return self._named[key]
+            return _once_per_type(
+                self._named, node, lambda: self.for_fields(node.fields)
+            )
         if isinstance(node, ArrayType):
             inner = self.for_node(node.item)
             return (
