@@ -47,12 +47,12 @@ _ANTHROPIC_FORMATS: Final = _OPENAI_FORMATS | {"uri"}
 _GEMINI_FORMATS: Final = frozenset({"enum", "date-time"})
 _COMPLEX_PATTERN: Final = re.compile(r"\\[1-9]|\(\?[=!<]|\\b|\\B")
 _NULL: Final = {"type": "null"}
-_OPENAI_LIMITS: Final = {
-    "depth": 10,
-    "properties": 5000,
-    "enum_values": 1000,
-    "text": 120_000,
-}
+_OPENAI_LIMITS: Final = (  # (what _StrictWalker counts, OpenAI's limit, how to say it)
+    ("depth", 10, "nested {} levels deep"),
+    ("properties", 5000, "{} properties"),
+    ("enum_values", 1000, "{} enum values"),
+    ("text", 120_000, "{} characters of names and enum values"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,23 +335,12 @@ def openai_strict(schema: JsonSchema) -> Strict:
         optional_nullable=True,
     )
     out = walker.root(schema)
-    limits = _OPENAI_LIMITS
-    if walker.depth > limits["depth"]:
-        walker.problems.append(
-            f"(root): nested {walker.depth} levels deep, over OpenAI's limit of {limits['depth']}"
-        )
-    if walker.properties > limits["properties"]:
-        walker.problems.append(
-            f"(root): {walker.properties} properties, over OpenAI's limit of {limits['properties']}"
-        )
-    if walker.enum_values > limits["enum_values"]:
-        walker.problems.append(
-            f"(root): {walker.enum_values} enum values, over OpenAI's limit of {limits['enum_values']}"
-        )
-    if walker.text > limits["text"]:
-        walker.problems.append(
-            f"(root): {walker.text} characters of names and enum values, over OpenAI's limit of {limits['text']}"
-        )
+    for counter, limit, said in _OPENAI_LIMITS:
+        count: int = getattr(walker, counter)
+        if count > limit:
+            walker.problems.append(
+                f"(root): {said.format(count)}, over OpenAI's limit of {limit}"
+            )
     return walker.result(out)
 
 
