@@ -1,13 +1,18 @@
 # Two commands a newcomer needs: `make demo` and `make test`.
-# Everything is installed into .venv from the project's own files.
+# Everything is installed into virtual environments from the project's own files.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+# The demo runs with the package and its runtime dependencies only: what a
+# user gets from `pip install toolkit-llm`, without the test tools.
+DEMO_VENV := .venv-demo
+DOCS_VENV := .venv-docs
+DIST_VENV := .venv-dist
 BENCH_VENV := .venv-bench
 
-.PHONY: demo test lint typecheck pytest bench clean
+.PHONY: demo test lint typecheck pytest docs dist bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,9 +20,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e . --group test
 	touch $(STAMP)
 
-demo: $(STAMP)
-	$(BIN)/python examples/demo.py
-	$(BIN)/python examples/agent_loop.py
+$(DEMO_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet --upgrade "pip>=25.1"
+	$(DEMO_VENV)/bin/python -m pip install --quiet -e .
+	touch $(DEMO_VENV)/.installed
+
+demo: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/python examples/demo.py
+	$(DEMO_VENV)/bin/python examples/agent_loop.py
 
 test: lint typecheck pytest
 
@@ -31,6 +42,30 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# The documentation site, built into site/. --strict turns every warning
+# (a broken link, a page missing from the nav, an unknown reference) into a failure.
+$(DOCS_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(DOCS_VENV)
+	$(DOCS_VENV)/bin/python -m pip install --quiet --upgrade "pip>=25.1"
+	$(DOCS_VENV)/bin/python -m pip install --quiet --group docs
+	touch $(DOCS_VENV)/.installed
+
+docs: $(DOCS_VENV)/.installed
+	$(DOCS_VENV)/bin/mkdocs build --strict --site-dir site
+
+# The wheel and the sdist, each installed into a new, empty venv and tried
+# from outside the source tree, so that a file missing from either shows.
+$(DIST_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(DIST_VENV)
+	$(DIST_VENV)/bin/python -m pip install --quiet --upgrade "pip>=25.1"
+	$(DIST_VENV)/bin/python -m pip install --quiet --group dist
+	touch $(DIST_VENV)/.installed
+
+dist: $(DIST_VENV)/.installed
+	rm -rf dist
+	$(DIST_VENV)/bin/python -m build --outdir dist .
+	PYTHON=$(PYTHON) bash .ci/smoke dist/*.whl dist/*.tar.gz
+
 # The peers go into a venv of their own, so that the test venv stays lean.
 $(BENCH_VENV)/.installed: pyproject.toml benchmarks/requirements.txt
 	$(PYTHON) -m venv $(BENCH_VENV)
@@ -38,8 +73,10 @@ $(BENCH_VENV)/.installed: pyproject.toml benchmarks/requirements.txt
 	$(BENCH_VENV)/bin/python -m pip install --quiet -e . -r benchmarks/requirements.txt
 	touch $(BENCH_VENV)/.installed
 
+# Writes the table (benchmarks/results.md, .json) and the chart the docs show.
 bench: $(BENCH_VENV)/.installed
-	$(BENCH_VENV)/bin/python benchmarks/run.py $(BENCH_ARGS)
+	$(BENCH_VENV)/bin/python benchmarks/run.py --markdown benchmarks/results.md --json benchmarks/results.json $(BENCH_ARGS)
+	$(BENCH_VENV)/bin/python benchmarks/chart.py benchmarks/results.json docs/images/benchmarks.png
 
 clean:
-	rm -rf .venv .venv-* .pytest_cache .mypy_cache .ruff_cache
+	rm -rf .venv .venv-* .pytest_cache .mypy_cache .ruff_cache site dist

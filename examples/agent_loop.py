@@ -218,9 +218,11 @@ async def run_mcp() -> None:
             "params": {"name": name, "arguments": args},
         }
         (result,) = await mcp.handle(tools, "demo-agent", request)
-        print(
-            f"  {name}({args}) -> isError={result['isError']}: {result['content'][0]['text'].splitlines()[0]}"
+        text = "\n".join(
+            part["text"] for part in result["content"] if part["type"] == "text"
         )
+        text = text.replace("\n", "\n      ")  # the whole text the model reads
+        print(f"  {name}({args}) -> isError={result['isError']}: {text}")
 
 
 SCRIPTS: dict[str, tuple[Any, Callable[[], list[Any]]]] = {

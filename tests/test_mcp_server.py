@@ -208,7 +208,7 @@ def test_build_server_without_mcp_says_how_to_install(
     from toolkit.providers import mcp as provider
 
     monkeypatch.setitem(sys.modules, "mcp", None)
-    with pytest.raises(ImportError, match=r"pip install 'toolkit\[mcp\]'"):
+    with pytest.raises(ImportError, match=r'pip install "toolkit-llm\[mcp\]"'):
         provider.build_server(
             __import__("tests.sample_tools", fromlist=["tools"]).tools
         )

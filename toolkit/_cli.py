@@ -1,9 +1,11 @@
-"""The `toolkit` command: schema, call, lint and serve, for tools in a file or module.
+"""The `toolkit` command: schema, call, lint and serve for tools in a file or module, and init.
 
 TARGET is `path/to/file.py` or `package.module`, optionally followed by
 `:attribute` (a `ToolSet`, a `Tool` or a list of tools); without it, every
 tool defined in the module is used. A bad target is a one-line error and
-exit status 2; an error result or a lint finding is exit status 1.
+exit status 2; an error result or a lint finding is exit status 1. Output
+cut short by its reader (`toolkit schema ... | head`) ends quietly with
+status 1, as other command-line tools do.
 """
 
 from __future__ import annotations
@@ -12,19 +14,24 @@ import argparse
 import importlib
 import importlib.util
 import json
+import os
 import pathlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, Final
 
-from ._lint import lint
+from . import __version__
+from ._lint import Finding, lint
 from ._tool import Tool
 from ._toolset import EXPORT_FORMATS, ToolSet
 
 __all__ = ["main"]
 
 _STRICT_FORMATS: Final = ("openai", "openai_responses", "anthropic")
+# Limits of Gemini's older OpenAPI `parameters` form only: the default Gemini
+# export (`parametersJsonSchema`) takes any property name and recursion.
+_GEMINI_OPENAPI_CODES: Final = frozenset({"gemini-parameter-name", "gemini-openapi"})
 
 
 class TargetError(Exception):
@@ -33,27 +40,99 @@ class TargetError(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    parser = _parser()
-    options = parser.parse_args(argv)
     try:
-        tools = load_target(options.target)
-        return int(options.run(tools, options))
+        status = _main(argv)
+        sys.stdout.flush()  # a reader that left shows up here, not at exit
     except TargetError as error:
         print(f"toolkit: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (`head`, a pager) has what it wanted. Point stdout at
+        # /dev/null so that the flush at exit cannot fail again, and end
+        # without a traceback, with the status Python gives a broken pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    options = _parser().parse_args(argv)
+    if options.command == "init":
+        return _init(pathlib.Path(options.folder))
+    tools = load_target(options.target)
+    return int(options.run(tools, options))
+
+
+_TARGET_HELP = "path/to/file.py or package.module, optionally :attribute (a ToolSet, a Tool or a list)"
+
+_EXAMPLES: Final = {
+    "toolkit": """\
+examples:
+  toolkit init
+  toolkit schema tools.py --format openai
+  toolkit call tools.py word_count '{"text": "to be or not to be"}'
+  toolkit lint tools.py
+  toolkit serve tools.py
+""",
+    "schema": """\
+examples:
+  toolkit schema tools.py
+  toolkit schema tools.py --format openai --strict
+  toolkit schema tools.py:tools --format anthropic
+  toolkit schema my_package.tools --format gemini
+""",
+    "call": """\
+examples:
+  toolkit call tools.py word_count '{"text": "to be or not to be", "unique": true}'
+  toolkit call tools.py:tools capital '{"country": "Japan"}' --agent-id me
+  toolkit call my_package.tools list_files
+""",
+    "lint": """\
+examples:
+  toolkit lint tools.py
+  toolkit lint tools.py:tools
+  toolkit lint tools.py --gemini-openapi
+""",
+    "serve": """\
+examples:
+  toolkit serve tools.py
+  toolkit serve /absolute/path/to/tools.py:tools
+  toolkit serve tools.py --http 127.0.0.1:8000
+""",
+    "init": """\
+examples:
+  toolkit init
+  toolkit init my_tools
+""",
+}
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="toolkit", description="Turn annotated Python functions into LLM tools."
+        prog="toolkit",
+        description="Turn annotated Python functions into LLM tools.",
+        epilog=_EXAMPLES["toolkit"],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"toolkit {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    target_help = "path/to/file.py or package.module, optionally :attribute"
 
-    schema = commands.add_parser(
-        "schema", help="print the tools' schemas for an LLM API"
+    def command(name: str, help: str, description: str) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name,
+            help=help,
+            description=description,
+            epilog=_EXAMPLES[name],
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    schema = command(
+        "schema",
+        "print the tools' schemas for an LLM API",
+        "Print the tools' definitions for an LLM API as indented JSON.",
     )
-    schema.add_argument("target", metavar="TARGET", help=target_help)
+    schema.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     schema.add_argument(
         "--format",
         choices=EXPORT_FORMATS,
@@ -67,37 +146,73 @@ def _parser() -> argparse.ArgumentParser:
     )
     schema.set_defaults(run=_schema)
 
-    call = commands.add_parser("call", help="call one tool and print the result text")
-    call.add_argument("target", metavar="TARGET", help=target_help)
-    call.add_argument("tool", metavar="TOOL_NAME")
+    call = command(
+        "call",
+        "call one tool and print the result text",
+        "Call one tool as a model would and print the text the model would read;\n"
+        "exit status 1 on an error result.",
+    )
+    call.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    call.add_argument(
+        "tool",
+        metavar="TOOL_NAME",
+        help="the name of the tool to call (toolkit schema TARGET lists them)",
+    )
     call.add_argument(
         "args",
         metavar="ARGS",
         nargs="?",
         default="{}",
-        help="the arguments as a JSON object",
+        help="the arguments as a JSON object (default: {})",
     )
     call.add_argument(
         "--agent-id", default="cli", help="the agent id the tool sees (default: cli)"
     )
     call.set_defaults(run=_call)
 
-    check = commands.add_parser(
-        "lint", help="report what will make models misuse the tools"
+    check = command(
+        "lint",
+        "report what will make models misuse the tools",
+        "Report what will make models misuse the tools or an API refuse them:\n"
+        "missing or thin descriptions, undocumented parameters, bad names,\n"
+        "strict-mode problems. Exit status 1 when it finds any.",
     )
-    check.add_argument("target", metavar="TARGET", help=target_help)
+    check.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    check.add_argument(
+        "--gemini-openapi",
+        action="store_true",
+        help="also report the limits of Gemini's older OpenAPI `parameters` form "
+        "(the default Gemini export has none of them)",
+    )
     check.set_defaults(run=_lint)
 
-    serve = commands.add_parser(
-        "serve", help="serve the tools over MCP (stdio, or streamable HTTP)"
+    serve = command(
+        "serve",
+        "serve the tools over MCP (stdio, or streamable HTTP)",
+        "Serve the tools over MCP: stdio by default, streamable HTTP with --http.\n"
+        'Needs the mcp extra: pip install "toolkit-llm[mcp]".',
     )
-    serve.add_argument("target", metavar="TARGET", help=target_help)
+    serve.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     serve.add_argument(
         "--http",
         metavar="HOST:PORT",
         help="serve streamable HTTP at /mcp (host default 127.0.0.1)",
     )
     serve.set_defaults(run=_serve)
+
+    init = command(
+        "init",
+        "write a starter tools.py and its test",
+        "Write a starter tools.py with two documented tools, and a test_tools.py\n"
+        "that pytest runs. An existing file is never overwritten.",
+    )
+    init.add_argument(
+        "folder",
+        metavar="FOLDER",
+        nargs="?",
+        default=".",
+        help="where to write them (default: the current folder)",
+    )
     return parser
 
 
@@ -121,7 +236,9 @@ def _call(tools: ToolSet, options: argparse.Namespace) -> int:
 
 
 def _lint(tools: ToolSet, options: argparse.Namespace) -> int:
-    findings = lint(tools)
+    findings: list[Finding] = lint(tools)
+    if not options.gemini_openapi:
+        findings = [item for item in findings if item.code not in _GEMINI_OPENAPI_CODES]
     for finding in findings:
         print(finding)
     count = len(tools)
@@ -173,6 +290,9 @@ def _import(location: str) -> ModuleType:
     path = pathlib.Path(location)
     if location.endswith(".py") or path.is_file():
         return _import_file(path)
+    if path.is_dir() and not _is_package(location, path):
+        msg = f"{location} is a folder, give a .py file or a module"
+        raise TargetError(msg)
     if str(pathlib.Path.cwd()) not in sys.path:
         sys.path.insert(0, str(pathlib.Path.cwd()))
     try:
@@ -180,6 +300,12 @@ def _import(location: str) -> ModuleType:
     except ImportError as error:
         msg = f"cannot import {location!r}: {error}"
         raise TargetError(msg) from None
+
+
+def _is_package(location: str, path: pathlib.Path) -> bool:
+    """`pkg.sub` naming a folder with an `__init__.py` is a module; `pkg/sub` is a path."""
+    dotted = all(part.isidentifier() for part in location.split("."))
+    return dotted and (path / "__init__.py").is_file()
 
 
 def _import_file(path: pathlib.Path) -> ModuleType:
@@ -246,3 +372,134 @@ def _module_tools(module: ModuleType, target: str) -> ToolSet:
         msg = f"{target} defines no tools; decorate functions with @tool, or name a ToolSet with {target}:attribute"
         raise TargetError(msg)
     return tools
+
+
+# ------------------------------------------------------------------ init
+
+
+def _init(folder: pathlib.Path) -> int:
+    """Write the starter files into `folder`; refuse if either exists."""
+    files = {folder / name: text for name, text in _STARTER.items()}
+    for path in files:
+        if path.exists():
+            msg = f"{path} exists; toolkit init writes nothing over an existing file. Move it away or give another folder"
+            raise TargetError(msg)
+    folder.mkdir(parents=True, exist_ok=True)
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
+    source, test = files
+    print(
+        "\nTry:\n"
+        f"  toolkit schema {source} --format openai\n"
+        f'  toolkit call {source} capital \'{{"country": "Japan"}}\'\n'
+        f"  toolkit lint {source}\n"
+        f"  python -m pytest {test}   # needs pytest"
+    )
+    return 0
+
+
+_STARTER_TOOLS = '''\
+"""Tools for an LLM, made with toolkit: each decorated function is one tool.
+
+The type hints become the JSON Schema the model fills in, and the docstring
+the descriptions it reads. Try them from the command line:
+
+    toolkit schema tools.py --format openai
+    toolkit call tools.py word_count '{"text": "to be or not to be", "unique": true}'
+    toolkit lint tools.py
+    toolkit serve tools.py   # an MCP server: pip install "toolkit-llm[mcp]"
+"""
+
+from __future__ import annotations
+
+from toolkit import ToolError, ToolSet
+
+tools = ToolSet()
+
+CAPITALS = {"france": "Paris", "japan": "Tokyo", "kenya": "Nairobi", "peru": "Lima"}
+
+
+@tools.tool
+def word_count(text: str, unique: bool = False) -> int:
+    """Count the words in a text.
+
+    Args:
+        text: The text whose words to count.
+        unique: Count each different word once, ignoring case.
+    """
+    words = text.split()
+    if unique:
+        return len({word.lower() for word in words})
+    return len(words)
+
+
+@tools.tool(read_only=True)
+def capital(country: str) -> str:
+    """Give the capital city of a country.
+
+    Args:
+        country: The country's English name, for example "Japan".
+    """
+    found = CAPITALS.get(country.strip().lower())
+    if found is None:
+        known = ", ".join(name.title() for name in CAPITALS)
+        # A ToolError's message is exactly what the model reads.
+        message = f"No capital known for {country!r}. Known countries: {known}."
+        raise ToolError(message)
+    return found
+'''
+
+_STARTER_TEST = '''\
+"""Tests for tools.py; run them with `python -m pytest`.
+
+`tools.execute(agent_id, call_id, name, arguments)` runs a call the way a
+model's call arrives: by name, with the arguments as JSON. It never raises;
+a mistake becomes an error result whose text the model reads.
+"""
+
+from __future__ import annotations
+
+from tools import capital, tools, word_count
+
+
+def test_the_functions_still_work_as_plain_python() -> None:
+    assert word_count("to be or not to be") == 6
+    assert capital("Japan") == "Tokyo"
+
+
+def test_the_model_sees_documented_parameters() -> None:
+    parameters = tools["word_count"].parameters
+    assert parameters["required"] == ["text"]
+    assert parameters["properties"]["unique"] == {
+        "type": "boolean",
+        "default": False,
+        "description": "Count each different word once, ignoring case.",
+    }
+
+
+def test_a_call_from_a_model() -> None:
+    arguments = \'{"text": "to be or not to be", "unique": true}\'
+    result = tools.execute("test", "call-1", "word_count", arguments)
+    assert (result.is_error, result.text) == (False, "4")
+
+
+def test_bad_arguments_tell_the_model_what_to_fix() -> None:
+    result = tools.execute("test", "call-1", "capital", \'{"county": "Japan"}\')
+    assert result.is_error
+    assert result.text.splitlines() == [
+        \'Invalid arguments for tool "capital":\',
+        "- country: required property is missing",
+        "- county: unknown argument; valid arguments: country",
+    ]
+
+
+def test_a_tool_error_is_what_the_model_reads() -> None:
+    result = tools.execute("test", "call-1", "capital", {"country": "Atlantis"})
+    assert result.is_error
+    assert result.text == (
+        "No capital known for \'Atlantis\'. Known countries: France, Japan, Kenya, Peru."
+    )
+'''
+
+_STARTER: Final = {"tools.py": _STARTER_TOOLS, "test_tools.py": _STARTER_TEST}

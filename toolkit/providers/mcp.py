@@ -13,7 +13,7 @@ object gets `{"type": "object", "properties": {"result": ...}}` and its
 `isError: true`, never a protocol error.
 
 `serve(toolset)` runs an MCP server with the official `mcp` SDK (the
-`toolkit[mcp]` extra, imported only then): over stdio, or over streamable
+`toolkit-llm[mcp]` extra, imported only then): over stdio, or over streamable
 HTTP with `serve(toolset, http="127.0.0.1:8000")`.
 """
 
@@ -134,7 +134,9 @@ async def handle(
 
 # ---------------------------------------------------------------- server
 
-_INSTALL_HINT = "Serving over MCP needs the `mcp` package: pip install 'toolkit[mcp]'"
+_INSTALL_HINT = (
+    'Serving over MCP needs the `mcp` package: pip install "toolkit-llm[mcp]"'
+)
 
 
 def _require_mcp() -> None:
