@@ -37,6 +37,7 @@ from ._results import ToolResult, Widget
 from ._running import TimedOut, block_on, bounded, in_thread, thread_with_timeout
 from ._signature import FunctionInfo, analyze
 from ._types import JsonObject, JsonSchema
+from ._validation import is_large
 from ._views import keep_openai_view
 
 __all__ = [
@@ -464,15 +465,21 @@ class Tool(Generic[P, R]):
         formatter: ErrorFormatter | None,
     ) -> ToolResult:
         invoker = self._invoker_cache or self._invoker
+        large = is_large(args)
         if (
             self._is_async
             and self.timeout is None
             and invoker.direct is not None
+            and not large
             and _fits_directly(invoker.direct, args)
         ):
             bound = args  # the common async call: valid arguments, nothing to convert
         else:
-            bound = invoker.bind(args, agent_id, call_id, deps)
+            bound = (
+                await _bind_in_thread(invoker, args, agent_id, call_id, deps)
+                if large
+                else invoker.bind(args, agent_id, call_id, deps)
+            )
             if type(bound) is not dict:
                 return bound  # type: ignore[return-value]  # an error result
         thunk = self._thunk(bound, agent_id, call_id)
@@ -529,6 +536,19 @@ class ClassLevelTool(Tool[P, R]):
         if not self._is_method or self._function is None:
             return self
         return self._bound_to(owner if owner is not None else type(instance), owner)
+
+
+async def _bind_in_thread(
+    invoker: Invoker, args: Any, agent_id: str, call_id: str, deps: Any
+) -> dict[str, Any] | ToolResult:
+    """Check and convert big arguments in a worker thread.
+
+    A check of a megabyte takes tens of milliseconds; meanwhile the event loop
+    keeps serving the other calls and sessions.
+    """
+    import asyncio
+
+    return await asyncio.to_thread(invoker.bind, args, agent_id, call_id, deps)
 
 
 def _fits_directly(check: Callable[[Any], bool], args: Any) -> bool:

@@ -25,6 +25,7 @@ __all__ = [
     "Check",
     "compile_check",
     "describe_errors",
+    "is_large",
     "json_equal",
     "jsonschema_validator",
 ]
@@ -153,6 +154,52 @@ def json_equal(one: Any, two: Any) -> bool:
             key in two and json_equal(value, two[key]) for key, value in one.items()
         )
     return bool(one == two)
+
+
+# ------------------------------------------------------------------ size
+
+_LARGE: Final = 20_000
+"""Work units (container items; four characters of text, as a JSON-encoded
+string sent for a list may be decoded) above which checking a value can hold
+a thread for a millisecond or more."""
+_SMALL_SCALARS: Final = frozenset({int, float, bool, type(None)})
+
+
+def is_large(value: Any, budget: int = _LARGE) -> bool:
+    """Whether `value` is too big to check without noticeably holding up the caller.
+
+    The walk stops as soon as the budget is spent, so it costs at most
+    `budget` steps whatever the value's size, depth or cycles.
+    """
+    if type(value) is dict and len(value) < 64 and _flat(value):
+        return False  # the common call: a few scalars and short strings
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) in _SMALL_SCALARS:
+            budget -= 1
+        elif isinstance(item, (str, bytes, bytearray)):
+            budget -= 1 + len(item) // 4
+        elif isinstance(item, (dict, list, tuple, set, frozenset)):
+            budget -= 1 + len(item)
+            if budget >= 0:
+                pending.extend(item.items() if isinstance(item, dict) else item)
+        else:
+            budget -= 1
+        if budget < 0:
+            return True
+    return False
+
+
+def _flat(arguments: dict[Any, Any]) -> bool:
+    for item in arguments.values():
+        kind = type(item)
+        if kind is str:
+            if len(item) > 4096:
+                return False
+        elif kind not in _SMALL_SCALARS:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------- compiler
