@@ -3,7 +3,8 @@
 ```
 ToolkitError
 ├── ToolDefinitionError (also ValueError)   a tool is defined wrongly; raised when it is defined
-│   └── DuplicateToolError                  a name is registered twice in one ToolSet
+│   ├── DuplicateToolError                  a name is registered twice in one ToolSet
+│   └── NotAToolError (also TypeError)      a ToolSet was given something that is not a Tool
 └── ToolError                               raised by a tool to send a clean message to the model
 ```
 """
@@ -12,7 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["DuplicateToolError", "ToolDefinitionError", "ToolError", "ToolkitError"]
+__all__ = [
+    "DuplicateToolError",
+    "NotAToolError",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolkitError",
+]
 
 
 class ToolkitError(Exception):
@@ -63,6 +70,13 @@ class DuplicateToolError(ToolDefinitionError):
     def __init__(self, message: str, *, name: str) -> None:
         super().__init__(message)
         self.name = name
+
+
+class NotAToolError(ToolDefinitionError, TypeError):
+    """A `ToolSet` was given something that is not a `Tool`.
+
+    A `TypeError` as well, since it is the wrong type of argument.
+    """
 
 
 class ToolError(ToolkitError):

@@ -15,6 +15,14 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from ._callables import (
+    EMPTY,
+    POSITIONAL_ONLY,
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+    Parameter,
+    Target,
+)
 from ._docstrings import Docstring, DocstringStyle, parse_docstring
 from ._exceptions import ToolDefinitionError
 from ._nodes import (
@@ -38,24 +46,7 @@ from ._typing import Translator, describe, get_hints
 
 __all__ = ["FunctionInfo", "analyze"]
 
-_EMPTY: Final = object()  # no default, no annotation
-_UNSTRUCTURED_RETURNS: Final = frozenset({str, type(None), None, _EMPTY, typing.Any})
-_CO_VARARGS: Final = 0x04
-_CO_VARKEYWORDS: Final = 0x08
-# Kinds of parameter, in signature order (as inspect.Parameter numbers them).
-POSITIONAL_ONLY, POSITIONAL, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = range(5)
-
-
-class Parameter:
-    """One parameter of a function: what `inspect.Parameter` says, for less."""
-
-    __slots__ = ("annotation", "default", "kind", "name")
-
-    def __init__(self, name: str, kind: int, default: Any, annotation: Any) -> None:
-        self.name = name
-        self.kind = kind
-        self.default = default
-        self.annotation = annotation
+_UNSTRUCTURED_RETURNS: Final = frozenset({str, type(None), None, EMPTY, typing.Any})
 
 
 class FunctionInfo:
@@ -102,16 +93,12 @@ class FunctionInfo:
 
 
 def analyze(
-    func: Callable[..., Any],
-    *,
-    skip_first: bool,
-    docstring_style: DocstringStyle | None = None,
+    target: Target, *, docstring_style: DocstringStyle | None = None
 ) -> FunctionInfo:
-    """Read a function's signature, annotations and docstring.
+    """Read a callable's signature, annotations and docstring.
 
     Args:
-        func: The plain function (not a bound method).
-        skip_first: Leave out the first parameter (`self` or `cls` of a method).
+        target: The callable, as `resolve` read it.
         docstring_style: The docstring style; None detects it.
 
     Returns:
@@ -120,105 +107,20 @@ def analyze(
     Raises:
         ToolDefinitionError: Listing every problem found, each with its fix.
     """
-    return _Analysis(func, skip_first=skip_first, style=docstring_style).run()
-
-
-def read_parameters(func: Callable[..., Any]) -> list[Parameter]:
-    """The parameters of `func` in signature order.
-
-    A plain function is read from its code object, which is several times
-    cheaper than `inspect.signature`; anything else (a wrapped function, a
-    partial, a callable object) goes through `inspect.signature`.
-    """
-    code = getattr(func, "__code__", None)
-    if (
-        type(func) is not types.FunctionType
-        or code is None
-        or hasattr(func, "__wrapped__")
-        or hasattr(func, "__signature__")
-    ):
-        return _inspect_parameters(func)
-    names = code.co_varnames
-    positional, positional_only, keyword_only = (
-        code.co_argcount,
-        code.co_posonlyargcount,
-        code.co_kwonlyargcount,
-    )
-    defaults = func.__defaults__ or ()
-    keyword_defaults = func.__kwdefaults__ or {}
-    annotations = func.__annotations__
-    first_default = positional - len(defaults)
-    found = [
-        Parameter(
-            names[index],
-            POSITIONAL_ONLY if index < positional_only else POSITIONAL,
-            defaults[index - first_default] if index >= first_default else _EMPTY,
-            annotations.get(names[index], _EMPTY),
-        )
-        for index in range(positional)
-    ]
-    extra = positional + keyword_only
-    if code.co_flags & _CO_VARARGS:
-        found.append(
-            Parameter(
-                names[extra],
-                VAR_POSITIONAL,
-                _EMPTY,
-                annotations.get(names[extra], _EMPTY),
-            )
-        )
-        extra += 1
-    for name in names[positional : positional + keyword_only]:
-        found.append(
-            Parameter(
-                name,
-                KEYWORD_ONLY,
-                keyword_defaults.get(name, _EMPTY),
-                annotations.get(name, _EMPTY),
-            )
-        )
-    if code.co_flags & _CO_VARKEYWORDS:
-        found.append(
-            Parameter(
-                names[extra], VAR_KEYWORD, _EMPTY, annotations.get(names[extra], _EMPTY)
-            )
-        )
-    return found
-
-
-def _inspect_parameters(func: Callable[..., Any]) -> list[Parameter]:
-    import inspect
-
-    empty = inspect.Parameter.empty
-    return [
-        Parameter(
-            item.name,
-            int(item.kind),
-            _EMPTY if item.default is empty else item.default,
-            _EMPTY if item.annotation is empty else item.annotation,
-        )
-        for item in inspect.signature(func).parameters.values()
-    ]
+    return _Analysis(target, style=docstring_style).run()
 
 
 class _Analysis:
-    def __init__(
-        self,
-        func: Callable[..., Any],
-        *,
-        skip_first: bool,
-        style: DocstringStyle | None,
-    ) -> None:
-        self.func = func
-        self.skip_first = skip_first
+    def __init__(self, target: Target, *, style: DocstringStyle | None) -> None:
+        self.target = target
+        self.func = target.source
         self.style = style
         self.problems: list[str] = []
         self.translator = Translator()
         self.contexts: list[str] = []
 
     def run(self) -> FunctionInfo:
-        every = read_parameters(self.func)
-        parameters = every[1:] if self.skip_first and every else every
+        parameters = self.target.parameters
         hints = self._hints(parameters)
         docs = self._docstring()
         fields = [
@@ -231,10 +133,10 @@ class _Analysis:
             self.problems.append(
                 f"parameters {listed} are all annotated Context. Keep one Context parameter"
             )
-        self._check_documented(docs, every, parameters)
+        self._check_documented(docs, parameters)
         return_node = self._return_node(hints)
         if self.problems:
-            raise ToolDefinitionError.collected(self.func.__qualname__, self.problems)
+            raise ToolDefinitionError.collected(self.target.qualname, self.problems)
         return self._build(fields, parameters, docs, return_node)
 
     def _build(
@@ -276,7 +178,7 @@ class _Analysis:
 
     def _resolve_one(self, parameter: Parameter, hints: dict[str, Any]) -> None:
         annotation = parameter.annotation
-        if annotation is _EMPTY:
+        if annotation is EMPTY:
             return
         if not isinstance(annotation, str):
             hints[parameter.name] = annotation
@@ -292,7 +194,7 @@ class _Analysis:
 
     def _docstring(self) -> Docstring:
         try:
-            return parse_docstring(self.func.__doc__, style=self.style)
+            return parse_docstring(self.target.doc, style=self.style)
         except ToolDefinitionError as error:
             self.problems.append(str(error))
             return Docstring()
@@ -320,7 +222,7 @@ class _Analysis:
         except ToolDefinitionError as error:
             self.problems.append(f"parameter {name!r}: {error}")
             return None
-        default = MISSING if parameter.default is _EMPTY else parameter.default
+        default = MISSING if parameter.default is EMPTY else parameter.default
         if default is not MISSING and not fits(default, node):
             self.problems.append(_default_problem(name, default, annotation))
         description = (
@@ -336,19 +238,16 @@ class _Analysis:
             description=description,
         )
 
-    def _check_documented(
-        self, docs: Docstring, every: list[Parameter], parameters: list[Parameter]
-    ) -> None:
-        known = {p.name for p in every}
+    def _check_documented(self, docs: Docstring, parameters: list[Parameter]) -> None:
         for name in docs.params:
-            if name not in known:
+            if name not in self.target.every:
                 listed = ", ".join(p.name for p in parameters) or "none"
                 self.problems.append(
                     f"the docstring documents a parameter {name!r} that the function does not have (its parameters: {listed}). Fix the name or remove it from the docstring"
                 )
 
     def _return_node(self, hints: dict[str, Any]) -> TypeNode | None:
-        annotation = hints.get("return", _EMPTY)
+        annotation = hints.get("return", EMPTY)
         if _is_unstructured(annotation):
             return None
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import types
 from collections.abc import Awaitable, Callable
 from typing import (
     TYPE_CHECKING,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 
+from ._callables import Target, resolve
 from ._docstrings import DOCSTRING_STYLES, DocstringStyle
 from ._exceptions import ToolDefinitionError, ToolError
 from ._execute import Invoker, error_text, is_async_callable, is_awaitable, normalise
@@ -64,7 +66,6 @@ ExecuteFn = Callable[
 """`execute_fn(agent_id, call_id, args)`, sync or async, as in the seed."""
 
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
-_METHOD_FIRST: Final = frozenset({"self", "cls"})
 
 
 def check_name(name: object, *, function: str | None = None) -> str:
@@ -244,20 +245,18 @@ class Tool(Generic[P, R]):
     @classmethod
     def _from_function(  # the decorator's options
         cls,
-        func: Callable[..., Any],
+        target: Target,
         *,
         name: str | None,
         description: str | None,
         docstring_style: DocstringStyle | None,
-        is_method: bool,
         **options: Any,
     ) -> Tool[Any, Any]:
-        qualname = getattr(func, "__qualname__", repr(func))
+        qualname = target.qualname
         tool_name = check_name(
-            name if name is not None else getattr(func, "__name__", None),
-            function=qualname,
+            name if name is not None else target.name, function=qualname
         )
-        info = analyze(func, skip_first=is_method, docstring_style=docstring_style)
+        info = analyze(target, docstring_style=docstring_style)
         made: Tool[Any, Any] = cls(
             name=tool_name,
             description=info.description if description is None else description,
@@ -266,15 +265,16 @@ class Tool(Generic[P, R]):
             output_schema=info.output_schema,
             **options,
         )
+        func = target.call
         made._function = func
         made._info = info
-        made._is_method = is_method
+        made._is_method = target.is_method
         made._is_async = is_async_callable(func)
         made.execute_fn = made._call_execute_fn
         if timeout_cannot_work(made):
             msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
             raise ToolDefinitionError(msg, function=qualname)
-        functools.update_wrapper(made, func)
+        _wrap(made, target)
         keep_openai_view(made)
         return made
 
@@ -709,40 +709,37 @@ def tool(  # the SPEC's options
     }
 
     def decorate(target: Any) -> Tool[Any, Any]:
-        function, is_method, class_level = _plain_function(target)
-        kind = ClassLevelTool if class_level else Tool
+        if isinstance(target, Tool):
+            msg = f"{target.name!r} is already a Tool; apply @tool once"
+            raise ToolDefinitionError(msg)
+        resolved = resolve(target)
+        kind = ClassLevelTool if resolved.class_level else Tool
         return kind._from_function(
-            function,
+            resolved,
             name=name,
             description=description,
             docstring_style=docstring_style,
-            is_method=is_method,
             **options,
         )
 
     return decorate if func is None else decorate(func)
 
 
-def _plain_function(target: Any) -> tuple[Callable[..., Any], bool, bool]:
-    """(function, takes self or cls first, is class-level) for a function or a method."""
-    if isinstance(target, Tool):
-        msg = f"{target.name!r} is already a Tool; apply @tool once"
-        raise ToolDefinitionError(msg)
-    if isinstance(target, classmethod):
-        return target.__func__, True, True
-    if isinstance(target, staticmethod):
-        return target.__func__, False, True
-    if not callable(target):
-        msg = f"@tool needs a function; got {target!r}"
-        raise ToolDefinitionError(msg)
-    return target, _looks_like_method(target), False
+def _wrap(made: Tool[Any, Any], target: Target) -> None:
+    """Give the tool the function's `__name__`, `__doc__`, `__wrapped__`, ...
 
-
-def _looks_like_method(func: Callable[..., Any]) -> bool:
-    """A function defined in a class body whose first parameter is `self` or `cls`."""
-    qualname = getattr(func, "__qualname__", "")
-    parts = qualname.split(".")
-    in_class = len(parts) > 1 and parts[-2] != "<locals>"
-    code = getattr(func, "__code__", None)
-    first = code.co_varnames[0] if code is not None and code.co_argcount else None
-    return in_class and first in _METHOD_FIRST
+    A function's own attributes (`__dict__`) are copied as `functools.wraps`
+    does; an object's or a partial's are not, since they are its state
+    (`name`, `timeout`, ...), not the function's, and would hide the tool's.
+    """
+    func = target.call
+    if type(func) is types.FunctionType or isinstance(func, types.MethodType):
+        functools.update_wrapper(made, func)
+    else:
+        functools.update_wrapper(made, func, updated=())
+    if "__name__" not in made.__dict__:
+        made.__name__ = target.name or made.name
+    if "__qualname__" not in made.__dict__:
+        made.__qualname__ = target.qualname
+    if made.__dict__.get("__doc__") is None and target.doc is not None:
+        made.__doc__ = target.doc

@@ -15,9 +15,10 @@ import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, Final, ParamSpec, TypeVar, overload
 
+from ._callables import unbound_method_problem
 from ._context import Context
 from ._docstrings import DocstringStyle
-from ._exceptions import DuplicateToolError, ToolDefinitionError
+from ._exceptions import DuplicateToolError, NotAToolError, ToolDefinitionError
 from ._execute import error_text
 from ._frozen import FrozenDict, FrozenList
 from ._log import log_failure
@@ -84,11 +85,11 @@ class ToolSet:
 
         Raises:
             DuplicateToolError: The name is taken and `replace` is False.
-            TypeError: `item` is not a `Tool`.
+            NotAToolError: `item` is not a `Tool` (a `ToolDefinitionError`
+                and a `TypeError`).
         """
         if not isinstance(item, Tool):
-            msg = f"ToolSet.add needs a Tool (decorate the function with @tool); got {item!r}"
-            raise TypeError(msg)
+            raise _not_a_tool(item)
         with self._lock:
             existing = self._tools.get(item.name)
             if existing is not None and existing is not item and not replace:
@@ -426,6 +427,20 @@ def _valid_name(name: str) -> bool:
     except ToolDefinitionError:
         return False
     return True
+
+
+def _not_a_tool(item: object) -> NotAToolError:
+    problem = unbound_method_problem(item)
+    if problem is not None:
+        qualname = getattr(item, "__qualname__", "")
+        msg = f"ToolSet.add needs a Tool; {qualname} cannot be one: {problem}"
+        return NotAToolError(msg, function=qualname)
+    if callable(item):
+        shown = getattr(item, "__qualname__", None) or repr(item)
+        msg = f"ToolSet.add needs a Tool; got {shown}. Make one with tool({getattr(item, '__name__', shown)}), or decorate the function with @tool"
+        return NotAToolError(msg, function=shown)
+    msg = f"ToolSet.add needs a Tool (decorate the function with @tool); got {item!r}"
+    return NotAToolError(msg)
 
 
 def _duplicate(item: Tool[Any, Any], existing: Tool[Any, Any]) -> DuplicateToolError:
