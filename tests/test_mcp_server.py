@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import pathlib
+import select
 import signal
 import socket
 import subprocess
@@ -196,10 +197,37 @@ def test_stdio_server_exits_cleanly_on_sigterm() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    time.sleep(1.5)
+    _wait_until_serving(process)
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=LIMIT)
     assert process.returncode == 0, stderr
+
+
+def _wait_until_serving(process: subprocess.Popen[bytes]) -> None:
+    """Send `initialize` and wait for the answer: the server is then fully up.
+
+    Waiting a fixed time instead fails on a loaded machine, where starting the
+    interpreter and importing `mcp` can take several seconds.
+    """
+    assert process.stdin is not None
+    assert process.stdout is not None
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    }
+    process.stdin.write(json.dumps(request).encode() + b"\n")
+    process.stdin.flush()
+    ready, _, _ = select.select([process.stdout], [], [], LIMIT)
+    assert ready, "the server did not answer initialize"
+    answer = json.loads(process.stdout.readline())
+    assert answer["id"] == 1
+    assert "result" in answer, answer
 
 
 def test_build_server_without_mcp_says_how_to_install(
