@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 import pytest
 
 from tests.conftest import assert_valid_schema
-from toolkit import AITool, Context, Param, Tool, ToolDefinitionError, tool
+from toolkit import AITool, Context, Param, Tool, ToolDefinitionError, ToolSet, tool
 
 
 @tool
@@ -54,6 +54,61 @@ def test_tool_keeps_the_function_identity() -> None:
     assert inspect.signature(get_weather.__wrapped__) == inspect.signature(get_weather)
     assert repr(get_weather) == "Tool(name='get_weather')"
     assert type(get_weather).__module__ == "toolkit"
+
+
+def test_a_misspelt_option_is_refused_with_the_closest_one() -> None:
+    """Every entry point names the unknown option and suggests the known one."""
+
+    def f(x: int) -> int:
+        """Echo."""
+        return x
+
+    with pytest.raises(
+        ToolDefinitionError,
+        match=r"@tool has no option 'timout'. Did you mean 'timeout'\?",
+    ):
+        tool(timout=3)  # type: ignore[call-overload]
+    with pytest.raises(
+        ToolDefinitionError,
+        match=r"has no option 'sequentail'. Did you mean 'sequential'\?",
+    ):
+        ToolSet().tool(sequentail=True)  # type: ignore[call-overload]
+    with pytest.raises(
+        ToolDefinitionError, match=r"Tool 'x' has no option 'docstring_style'"
+    ):
+        Tool.new(
+            name="x",
+            description="",
+            parameters={"type": "object"},
+            execute_fn=_echo,
+            docstring_style="google",  # type: ignore[call-arg]
+        )
+
+
+def test_options_have_their_defaults() -> None:
+    @tool
+    def f(x: int) -> int:
+        """Echo."""
+        return x
+
+    made = Tool.new(
+        name="g", description="", parameters={"type": "object"}, execute_fn=_echo
+    )
+    for item in (f, made):
+        assert (
+            item.widget,
+            item.title,
+            item.timeout,
+            item.sequential,
+            item.thread,
+        ) == (None, None, None, False, True)
+        assert (
+            item.read_only,
+            item.destructive,
+            item.idempotent,
+            item.open_world,
+            item.output_schema,
+        ) == (None, None, None, None, None)
 
 
 def test_options_are_kept() -> None:

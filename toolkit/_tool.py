@@ -25,7 +25,7 @@ from typing import (
 )
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing_extensions import Self, Unpack
 
 
 from ._callables import Target, resolve
@@ -34,6 +34,7 @@ from ._exceptions import ToolDefinitionError, ToolError
 from ._execute import Invoker, error_text, is_async_callable, is_awaitable, normalise
 from ._frozen import FrozenDict, freeze
 from ._log import log_failure
+from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
 from ._record import Record
 from ._results import ToolResult, Widget
 from ._running import TimedOut, block_on, bounded, in_thread, thread_with_timeout
@@ -142,53 +143,38 @@ class Tool(Generic[P, R]):
     description: str
     parameters: JsonSchema
     execute_fn: ExecuteFn
-    widget: Widget | None
-    output_schema: JsonSchema | None
     # Copied from the function by functools.update_wrapper (tools made by @tool).
     __name__: str
     __qualname__: str
     __wrapped__: Callable[..., Any]
-    title: str | None
-    timeout: float | None
-    sequential: bool
-    thread: bool
-    read_only: bool | None
-    destructive: bool | None
-    idempotent: bool | None
-    open_world: bool | None
+    # The options (`ToolOptions`), with their defaults.
+    output_schema: JsonSchema | None = None
+    widget: Widget | None = None
+    title: str | None = None
+    timeout: float | None = None
+    sequential: bool = False
+    thread: bool = True
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
 
-    def __init__(  # every option of the seed and the SPEC
+    def __init__(
         self,
         *,
         name: str,
         description: str,
         parameters: JsonSchema,
         execute_fn: ExecuteFn,
-        widget: Widget | None = None,
-        output_schema: JsonSchema | None = None,
-        title: str | None = None,
-        timeout: float | None = None,
-        sequential: bool = False,
-        thread: bool = True,
-        read_only: bool | None = None,
-        destructive: bool | None = None,
-        idempotent: bool | None = None,
-        open_world: bool | None = None,
+        **options: Unpack[NewOptions],
     ) -> None:
+        check_options(dict(options), NewOptions, f"Tool {name!r}")
         self.name = check_name(name)
         self.description = description
         self.parameters = parameters
         self.execute_fn = execute_fn
-        self.widget = widget
-        self.output_schema = output_schema
-        self.title = title
-        self.timeout = _check_timeout(timeout, name)
-        self.sequential = sequential
-        self.thread = thread
-        self.read_only = read_only
-        self.destructive = destructive
-        self.idempotent = idempotent
-        self.open_world = open_world
+        self.__dict__.update(options)
+        self.timeout = _check_timeout(self.timeout, name)
         self._function: Callable[..., Any] | None = None
         self._info: FunctionInfo | None = None
         self._is_method = False
@@ -205,8 +191,7 @@ class Tool(Generic[P, R]):
         description: str,
         parameters: JsonSchema,
         execute_fn: ExecuteFn,
-        widget: Widget | None = None,
-        **options: Any,
+        **options: Unpack[NewOptions],
     ) -> Tool[..., Any]:
         """Build a tool from raw parts, as `Planck.Agent.Tool.new/1` does.
 
@@ -216,16 +201,16 @@ class Tool(Generic[P, R]):
             parameters: An `object` JSON Schema, valid against Draft 2020-12.
             execute_fn: Called as `execute_fn(agent_id, call_id, args)` with the
                 JSON-decoded args; sync or async; returns a `ToolResult` or text.
-            widget: An optional UI widget paired with the tool.
-            **options: `title`, `timeout`, `sequential`, `thread`, `read_only`,
-                `destructive`, `idempotent`, `open_world`, `output_schema`.
+            **options: The options of every tool (`ToolOptions`: `widget`,
+                `title`, `timeout`, ...) and `output_schema`.
 
         Returns:
             The tool.
 
         Raises:
             ToolDefinitionError: A bad name, a schema that is not an object
-                schema or is invalid, or an `execute_fn` that is not callable.
+                schema or is invalid, an `execute_fn` that is not callable,
+                or an unknown option.
         """
         _check_raw_schema(name, parameters)
         if not callable(execute_fn):
@@ -236,21 +221,20 @@ class Tool(Generic[P, R]):
             description=description,
             parameters=freeze(parameters),
             execute_fn=execute_fn,
-            widget=widget,
             **options,
         )
         keep_openai_view(made)
         return made
 
     @classmethod
-    def _from_function(  # the decorator's options
+    def _from_function(
         cls,
         target: Target,
         *,
-        name: str | None,
-        description: str | None,
-        docstring_style: DocstringStyle | None,
-        **options: Any,
+        name: str | None = None,
+        description: str | None = None,
+        docstring_style: DocstringStyle | None = None,
+        **options: Unpack[ToolOptions],
     ) -> Tool[Any, Any]:
         qualname = target.qualname
         tool_name = check_name(
@@ -631,40 +615,10 @@ def tool(func: Callable[P, R], /) -> Tool[P, R]: ...
 
 
 @overload
-def tool(
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    widget: Widget | None = None,
-    timeout: float | None = None,
-    sequential: bool = False,
-    thread: bool = True,
-    title: str | None = None,
-    read_only: bool | None = None,
-    destructive: bool | None = None,
-    idempotent: bool | None = None,
-    open_world: bool | None = None,
-    docstring_style: DocstringStyle | None = None,
-) -> ToolDecorator: ...
+def tool(**options: Unpack[DecoratorOptions]) -> ToolDecorator: ...
 
 
-def tool(  # the SPEC's options
-    func: Any = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    widget: Widget | None = None,
-    timeout: float | None = None,
-    sequential: bool = False,
-    thread: bool = True,
-    title: str | None = None,
-    read_only: bool | None = None,
-    destructive: bool | None = None,
-    idempotent: bool | None = None,
-    open_world: bool | None = None,
-    docstring_style: DocstringStyle | None = None,
-) -> Any:
+def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
     """Make a `Tool` of an annotated function; use bare (`@tool`) or with options.
 
     The schema comes from the type hints, the description from the docstring.
@@ -672,41 +626,24 @@ def tool(  # the SPEC's options
 
     Args:
         func: The function (when used bare).
-        name: The tool name; default: the function's `__name__`.
-        description: The description; default: from the docstring.
-        widget: A UI widget paired with the tool.
-        timeout: Seconds a call may take when run from async code.
-        sequential: Never run beside other calls of the same `ToolSet.run`.
-        thread: Run a sync function in a worker thread from async code
-            (False runs it inline, for thread-affine libraries).
-        title: A human-readable title (MCP).
-        read_only: MCP hint: the tool does not modify its environment.
-        destructive: MCP hint: the tool may destroy data.
-        idempotent: MCP hint: repeating a call has no further effect.
-        open_world: MCP hint: the tool reaches outside systems.
-        docstring_style: "google", "numpy", "rest" or "epydoc"; default: detected.
+        **options: `name`, `description` and `docstring_style`
+            (`DecoratorOptions`), and the options of every tool
+            (`ToolOptions`: `widget`, `title`, `timeout`, `sequential`,
+            `thread`, and the MCP hints `read_only`, `destructive`,
+            `idempotent`, `open_world`).
 
     Returns:
         The `Tool`, or a decorator that makes one.
 
     Raises:
-        ToolDefinitionError: The function cannot be a tool; the message lists
-            every problem and its fix.
+        ToolDefinitionError: The function cannot be a tool, or an option is
+            unknown; the message lists every problem and its fix.
     """
-    if docstring_style is not None and docstring_style not in DOCSTRING_STYLES:
-        msg = f"docstring_style={docstring_style!r} is not one of {', '.join(DOCSTRING_STYLES)}"
+    check_options(dict(options), DecoratorOptions, "@tool")
+    style = options.get("docstring_style")
+    if style is not None and style not in DOCSTRING_STYLES:
+        msg = f"docstring_style={style!r} is not one of {', '.join(DOCSTRING_STYLES)}"
         raise ToolDefinitionError(msg)
-    options = {
-        "widget": widget,
-        "timeout": timeout,
-        "sequential": sequential,
-        "thread": thread,
-        "title": title,
-        "read_only": read_only,
-        "destructive": destructive,
-        "idempotent": idempotent,
-        "open_world": open_world,
-    }
 
     def decorate(target: Any) -> Tool[Any, Any]:
         if isinstance(target, Tool):
@@ -714,13 +651,7 @@ def tool(  # the SPEC's options
             raise ToolDefinitionError(msg)
         resolved = resolve(target)
         kind = ClassLevelTool if resolved.class_level else Tool
-        return kind._from_function(
-            resolved,
-            name=name,
-            description=description,
-            docstring_style=docstring_style,
-            **options,
-        )
+        return kind._from_function(resolved, **options)
 
     return decorate if func is None else decorate(func)
 

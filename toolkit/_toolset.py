@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from typing import Any, Final, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
 from ._callables import unbound_method_problem
 from ._context import Context
-from ._docstrings import DocstringStyle
 from ._exceptions import DuplicateToolError, NotAToolError, ToolDefinitionError
 from ._execute import error_text
 from ._frozen import FrozenDict, FrozenList
 from ._log import log_failure
+from ._options import DecoratorOptions
 from ._results import ToolCall, ToolResult, Widget
 from ._running import block_on
 from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, check_name, tool
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["EXPORT_FORMATS", "Middleware", "ToolSet"]
 
@@ -103,40 +106,31 @@ class ToolSet:
 
     @overload
     def tool(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        replace: bool = False,
-        widget: Widget | None = None,
-        timeout: float | None = None,
-        sequential: bool = False,
-        thread: bool = True,
-        title: str | None = None,
-        read_only: bool | None = None,
-        destructive: bool | None = None,
-        idempotent: bool | None = None,
-        open_world: bool | None = None,
-        docstring_style: DocstringStyle | None = None,
+        self, /, *, replace: bool = False, **options: Unpack[DecoratorOptions]
     ) -> ToolDecorator: ...
 
     def tool(
-        self, func: Any = None, /, *, replace: bool = False, **options: Any
+        self,
+        func: Any = None,
+        /,
+        *,
+        replace: bool = False,
+        **options: Unpack[DecoratorOptions],
     ) -> Any:
         """Decorate a function with `@tool` and register it; bare, or with `tool`'s options.
 
         Args:
             func: The function (when used bare).
             replace: Replace a tool of the same name instead of raising.
-            **options: The options of `toolkit.tool` (`name`, `description`, ...).
+            **options: The options of `toolkit.tool` (`DecoratorOptions`).
 
         Returns:
             The registered `Tool`, or a decorator that makes and registers one.
         """
+        make = tool(**options)  # refuses a misspelt option now, not at decoration
 
         def decorate(target: Any) -> Tool[Any, Any]:
-            made: Tool[Any, Any] = tool(**options)(target)
+            made: Tool[Any, Any] = make(target)
             return self.add(made, replace=replace)
 
         return decorate if func is None else decorate(func)
