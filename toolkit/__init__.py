@@ -4,6 +4,12 @@
 from the docstring. See README.md for the tour.
 """
 
+from ._content import Audio as Audio
+from ._content import File as File
+from ._content import Image as Image
+from ._content import Resource as Resource
+from ._content import ResourceLink as ResourceLink
+from ._content import Text as Text
 from ._context import Context as Context
 from ._exceptions import DuplicateToolError as DuplicateToolError
 from ._exceptions import ToolDefinitionError as ToolDefinitionError
@@ -27,10 +33,16 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AITool",
+    "Audio",
     "Context",
     "DuplicateToolError",
+    "File",
     "Finding",
+    "Image",
     "Param",
+    "Resource",
+    "ResourceLink",
+    "Text",
     "TextUI",
     "Tool",
     "ToolCall",

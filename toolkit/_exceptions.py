@@ -5,7 +5,8 @@ ToolkitError
 ├── ToolDefinitionError (also ValueError)   a tool is defined wrongly; raised when it is defined
 │   ├── DuplicateToolError                  a name is registered twice in one ToolSet
 │   └── NotAToolError (also TypeError)      a ToolSet was given something that is not a Tool
-└── ToolError                               raised by a tool to send a clean message to the model
+├── ToolError                               raised by a tool to send a clean message to the model
+└── ContentError (also ValueError)          a content part was made from bad input (not an image, ...)
 ```
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "ContentError",
     "DuplicateToolError",
     "NotAToolError",
     "ToolDefinitionError",
@@ -84,4 +86,13 @@ class ToolError(ToolkitError):
 
     Use it for failures the model can act on ("No city named 'Pariss'. Did you
     mean 'Paris'?"). Any other exception is reported as `"<Type>: <message>"`.
+    """
+
+
+class ContentError(ToolkitError, ValueError):
+    """A content part was made from input that cannot be one.
+
+    For example `Image.from_bytes` of bytes that are not an image, or an
+    `Image` with neither data nor a URL. Raised inside a tool, it becomes that
+    call's error result like any other exception.
     """
