@@ -87,9 +87,9 @@ def test_a_misspelt_option_is_refused_with_the_closest_one() -> None:
 
 def test_options_have_their_defaults() -> None:
     @tool
-    def f(x: int) -> int:
+    def f(x: int) -> str:
         """Echo."""
-        return x
+        return str(x)
 
     made = Tool.new(
         name="g", description="", parameters={"type": "object"}, execute_fn=_echo
