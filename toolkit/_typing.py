@@ -13,7 +13,6 @@ nodes rather than in infinite recursion.
 from __future__ import annotations
 
 import collections.abc
-import contextlib
 import enum
 import functools
 import sys
@@ -247,6 +246,61 @@ def describe(annotation: Any) -> str:
 # ------------------------------------------------------------------ unwrap
 
 
+def order_key(annotation: Any) -> Any:
+    """A cache key for `annotation` that also tells the order of its arguments.
+
+    `Union[int, str] == Union[str, int]` and `Literal["a", "b"] ==
+    Literal["b", "a"]`, with equal hashes, so a cache keyed on annotations
+    alone would give the second the schema of whichever came first in the
+    process (its `anyOf` and `enum` order, and the order in which a union's
+    members are tried). The key pairs each annotation with the keys of its
+    arguments, in order, at every level.
+
+    Python's own typing cache has that flaw for `Optional[...]`,
+    `Annotated[...]`, `List[...]` and the like
+    (https://github.com/python/cpython/issues/103749): such an object is
+    already the first one written, and no key can tell them apart.
+
+    Raises:
+        TypeError: The annotation is unhashable, or nested too deeply to key.
+    """
+    if type(annotation) is type:  # most annotations: a class, which has no arguments
+        return annotation
+    args = getattr(annotation, "__args__", None)
+    if type(args) is not tuple or not args:
+        return annotation
+    for arg in args:
+        if type(arg) is not type:
+            return (annotation, _args_key(args, _KEY_DEPTH))
+    return (
+        annotation,
+        args,
+    )  # only classes inside (`int | None`): their order is the key
+
+
+def _args_key(args: tuple[Any, ...], depth: int) -> tuple[Any, ...]:
+    if not depth:
+        msg = "nested too deeply to be a cache key"
+        raise TypeError(msg)
+    keys: list[Any] = []
+    for arg in args:
+        if type(arg) is type:
+            keys.append(arg)
+            continue
+        inner = getattr(arg, "__args__", None)
+        keys.append(
+            (arg, _args_key(inner, depth - 1))
+            if type(inner) is tuple and inner
+            else arg
+        )
+    return tuple(keys)
+
+
+_KEY_DEPTH: Final = (
+    64  # deeper annotations are not cached (the translator refuses them)
+)
+
+
 def unwrap(annotation: Any) -> tuple[Any, Param | None]:
     """Strip wrappers until a concrete type remains; collect `Param` metadata.
 
@@ -254,13 +308,14 @@ def unwrap(annotation: Any) -> tuple[Any, Param | None]:
     and within one `Annotated` later items win. Results are cached.
     """
     try:
-        found = _UNWRAPPED.get(annotation)
+        key = order_key(annotation)
+        found = _UNWRAPPED.get(key)
     except TypeError:  # unhashable metadata
         return _unwrap(annotation)
     if found is None:
         if len(_UNWRAPPED) >= _CACHE_SIZE:
             _UNWRAPPED.clear()
-        found = _UNWRAPPED[annotation] = _unwrap(annotation)
+        found = _UNWRAPPED[key] = _unwrap(annotation)
     return found
 
 
@@ -318,9 +373,10 @@ def requiredness(annotation: Any) -> bool | None:
 
 
 _CACHE_SIZE: Final = 4096
+# Keyed by `order_key`, never by the annotation alone (see there).
 _TRANSLATED: dict[tuple[Any, Param | None], TypeNode] = {}
 _UNWRAPPED: dict[Any, tuple[Any, Param | None]] = {}
-_PARAMETERS: dict[Any, TypeNode | None] = {}
+_PARAMETERS: dict[Any, Any] = {}  # a node, or None for a Context parameter
 
 
 class Translator:
@@ -341,17 +397,18 @@ class Translator:
     def parameter(self, annotation: Any) -> TypeNode | None:
         """The node of a parameter's annotation, or None when it asks for `Context`."""
         try:
-            if annotation in _PARAMETERS:
-                return _PARAMETERS[annotation]
+            key = order_key(annotation)
+            found = _PARAMETERS.get(key, MISSING)
+            if found is not MISSING:
+                return found  # type: ignore[no-any-return]
         except TypeError:  # unhashable metadata
-            pass
+            key = None
         tp, meta = unwrap(annotation)
         node = None if is_context_type(tp) else self.node(tp, meta)
-        if not self._building:
-            with contextlib.suppress(TypeError):
-                if len(_PARAMETERS) >= _CACHE_SIZE:
-                    _PARAMETERS.clear()
-                _PARAMETERS[annotation] = node
+        if not self._building and key is not None:
+            if len(_PARAMETERS) >= _CACHE_SIZE:
+                _PARAMETERS.clear()
+            _PARAMETERS[key] = node
         return node
 
     def node(self, tp: Any, meta: Param | None) -> TypeNode:
@@ -364,7 +421,8 @@ class Translator:
         this translator's own table first.
         """
         try:
-            cached = _TRANSLATED.get((tp, meta))
+            key = (order_key(tp), meta)
+            cached = _TRANSLATED.get(key)
         except TypeError:  # an unhashable annotation or metadata
             return self._build(tp, meta)
         if cached is not None:
@@ -373,7 +431,7 @@ class Translator:
         if not self._building:  # nothing half-built can reach the cache
             if len(_TRANSLATED) >= _CACHE_SIZE:
                 _TRANSLATED.clear()
-            _TRANSLATED[(tp, meta)] = node
+            _TRANSLATED[key] = node
         return node
 
     def _build(self, tp: Any, meta: Param | None) -> TypeNode:
