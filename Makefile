@@ -51,7 +51,7 @@ $(DOCS_VENV)/.installed: pyproject.toml
 	touch $(DOCS_VENV)/.installed
 
 docs: $(DOCS_VENV)/.installed
-	$(DOCS_VENV)/bin/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict --site-dir site
 
 # The wheel and the sdist, each installed into a new, empty venv and tried
 # from outside the source tree, so that a file missing from either shows.

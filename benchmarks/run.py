@@ -1,4 +1,4 @@
-"""Measure toolkit and its peers side by side on the scenarios of SPEC §7.
+"""Measure toolkit and its peers side by side on the same work.
 
 Run with `make bench` (it installs the peers into `.venv-bench`). Every path is
 checked once before it is timed: the schema is complete, a valid call gives the
@@ -6,7 +6,10 @@ right answer, and an invalid call is rejected without running the function.
 Timings are medians of interleaved repeats (path A, B, C, A, B, C, ...) with
 garbage collection off, so that drift on a noisy machine hits every path alike.
 
-    python benchmarks/run.py [--quick] [--markdown PATH]
+    python benchmarks/run.py [--quick] [--markdown PATH] [--json PATH]
+
+`--json` writes every median with its library, call path and kind (toolkit,
+peer, floor); `benchmarks/chart.py` draws the chart the docs show from it.
 """
 
 from __future__ import annotations
@@ -677,6 +680,40 @@ def report(scenarios: list[Scenario]) -> str:
     return "\n".join(lines)
 
 
+def as_json(scenarios: list[Scenario]) -> dict[str, Any]:
+    """Every median, in the scenario's unit, with what it measured."""
+
+    def entries(
+        paths: list[Path], kind: str, scenario: Scenario
+    ) -> list[dict[str, Any]]:
+        return [
+            {
+                "library": path.library,
+                "how": path.how,
+                "kind": kind,
+                "median": scaled(scenario.results[path.library], scenario.unit),
+            }
+            for path in paths
+        ]
+
+    return {
+        "machine": machine(),
+        "scenarios": [
+            {
+                "figure": scenario.figure,
+                "unit": scenario.unit,
+                "paths": [
+                    *entries([scenario.toolkit], "toolkit", scenario),
+                    *entries(scenario.extras, "toolkit variant", scenario),
+                    *entries(scenario.peers, "peer", scenario),
+                    *entries(scenario.floors, "floor", scenario),
+                ],
+            }
+            for scenario in scenarios
+        ],
+    }
+
+
 def _ratio(value: float, floor: float) -> str:
     return f"{value / floor:,.2f}×" if floor > 0 else "n/a"
 
@@ -692,6 +729,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--markdown", help="also write the report to this file")
+    parser.add_argument(
+        "--json", help="also write every median to this file, for the chart"
+    )
     parser.add_argument(
         "--only", help="run only the scenarios whose figure contains this text"
     )
@@ -724,6 +764,10 @@ def main() -> None:
     if options.markdown:
         with open(options.markdown, "w", encoding="utf-8") as out:
             out.write(text)
+    if options.json:
+        with open(options.json, "w", encoding="utf-8") as out:
+            json.dump(as_json(scenarios), out, indent=2, ensure_ascii=False)
+            out.write("\n")
 
 
 if __name__ == "__main__":
