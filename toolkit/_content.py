@@ -10,6 +10,7 @@ are kept raw; providers base64-encode them in the shape their API wants.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from ._exceptions import ContentError
@@ -26,7 +27,12 @@ __all__ = [
     "Resource",
     "ResourceLink",
     "Text",
+    "as_parts",
+    "describe",
+    "is_content",
+    "joined_text",
     "sniff",
+    "with_text",
 ]
 
 _set = object.__setattr__
@@ -403,3 +409,56 @@ def describe(part: Any) -> str:
         return f"{kind}: {mime_type}, {len(data):,} bytes"
     where = getattr(part, "url", None) or getattr(part, "uri", None)
     return f"{kind}: {mime_type}, {where}"
+
+
+def as_parts(items: Iterable[Any]) -> tuple[Part, ...]:
+    """Parts from parts and strings (a `str` becomes a `Text`), in order.
+
+    Raises:
+        ContentError: An item is neither a part nor a str; the message says
+            what to do with data.
+    """
+    parts: list[Part] = []
+    for index, item in enumerate(items):
+        if isinstance(item, str):
+            parts.append(Text(str(item)))
+        elif isinstance(item, PART_TYPES):
+            parts.append(item)
+        else:
+            msg = (
+                f"item {index} is a {type(item).__name__}, not a content part or a str. Content holds "
+                "Text, Image, Audio, File, Resource, ResourceLink and strings; send data as "
+                "ToolResult.ok(text, content=[...], structured=data)"
+            )
+            raise ContentError(msg)
+    return tuple(parts)
+
+
+def joined_text(parts: Iterable[Part]) -> str:
+    """The text the model reads: the `Text` parts' texts, one per line."""
+    return "\n".join(part.text for part in parts if isinstance(part, Text))
+
+
+def is_content(value: Any) -> bool:
+    """A part, or a list or tuple of parts and strings with at least one part."""
+    if isinstance(value, PART_TYPES):
+        return True
+    if type(value) not in (list, tuple):
+        return False
+    return any(isinstance(item, PART_TYPES) for item in value)
+
+
+def with_text(parts: tuple[Part, ...], text: str) -> tuple[Part, ...]:
+    """`parts` with their text replaced by `text`: one `Text` where the first one stood.
+
+    Truncation shortens a result's text; its parts must say the same.
+    """
+    out: list[Part] = []
+    placed = False
+    for part in parts:
+        if not isinstance(part, Text):
+            out.append(part)
+        elif not placed:
+            out.append(Text(text))
+            placed = True
+    return tuple(out)

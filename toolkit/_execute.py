@@ -14,8 +14,10 @@ import types
 from collections.abc import Callable
 from typing import Any, Final
 
+from ._content import PART_TYPES, is_content
 from ._context import Context
 from ._convert import Converter, Converters, null_stripper, to_float, to_int
+from ._exceptions import ContentError
 from ._json import dumps, to_jsonable
 from ._log import log_failure
 from ._nodes import Field, ScalarType, TypeNode, UnionType
@@ -315,12 +317,25 @@ def normalise(value: Any, name: str) -> ToolResult:
         )
     if isinstance(value, str):
         return ToolResult(str(value))
+    if is_content(value):
+        return _content_result(value, name)
     try:
         data = to_jsonable(value)
         return ToolResult(dumps(data), structured=data)
     except (TypeError, ValueError) as error:
         return ToolResult.error(
             f'Tool "{name}" returned a value of type {type(value).__qualname__} that cannot be sent as JSON: {error}'
+        )
+
+
+def _content_result(value: Any, name: str) -> ToolResult:
+    """A returned part, or list of parts and strings → a result with `content`."""
+    items = (value,) if isinstance(value, PART_TYPES) else value
+    try:
+        return ToolResult.ok(content=items)
+    except ContentError as error:
+        return ToolResult.error(
+            f'Tool "{name}" returned content parts mixed with other values: {error}.'
         )
 
 

@@ -7,8 +7,10 @@ before it became JSON text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
+from ._content import Part, Text, as_parts, joined_text
 from ._record import Record
 
 __all__ = ["UI", "TextUI", "ToolCall", "ToolResult", "Widget", "WidgetUI"]
@@ -87,18 +89,23 @@ class ToolResult(Record):
     """The outcome of one tool call.
 
     Attributes:
-        text: What the model sees, for a success or a failure alike.
+        text: What the model reads, for a success or a failure alike: the
+            text of the `Text` parts when there are content parts.
         is_error: Whether the call failed.
         ui: A side effect for the host UI; never sent to the model.
         structured: The value the tool returned, when it was not text.
+        content: The content parts (`Text`, `Image`, `Audio`, `File`,
+            `Resource`, `ResourceLink`) in order, or empty when the result is
+            text alone. Providers send them in their API's native shapes.
     """
 
-    __match_args__ = ("text", "is_error", "ui", "structured")
-    __slots__ = ("is_error", "structured", "text", "ui")
+    __match_args__ = ("text", "is_error", "ui", "structured", "content")
+    __slots__ = ("content", "is_error", "structured", "text", "ui")
     text: str
     is_error: bool
     ui: UI | None
     structured: Any
+    content: tuple[Part, ...]
 
     def __init__(
         self,
@@ -106,18 +113,41 @@ class ToolResult(Record):
         is_error: bool = False,
         ui: UI | None = None,
         structured: Any = None,
+        content: tuple[Part, ...] = (),
     ) -> None:
         _set(self, "text", text)
         _set(self, "is_error", is_error)
         _set(self, "ui", ui)
         _set(self, "structured", structured)
+        _set(self, "content", content)
 
     @classmethod
     def ok(
-        cls, text: str, *, ui: UI | None = None, structured: Any = None
+        cls,
+        text: str = "",
+        *,
+        ui: UI | None = None,
+        structured: Any = None,
+        content: Iterable[Part | str] = (),
     ) -> ToolResult:
-        """A successful result."""
-        return cls(text, False, ui, structured)
+        """A successful result.
+
+        Args:
+            text: The text for the model; it becomes the first `Text` part
+                when there are other parts.
+            ui: A side effect for the host UI.
+            structured: The value behind the text, if any.
+            content: Parts to send beside the text (a `str` is a `Text`).
+
+        Raises:
+            ContentError: `content` holds something that is not a part or a str.
+        """
+        parts = as_parts(content)
+        if not parts:
+            return cls(text, False, ui, structured)
+        if text:
+            parts = (Text(text), *parts)
+        return cls(joined_text(parts), False, ui, structured, parts)
 
     @classmethod
     def error(cls, reason: str, *, ui: UI | None = None) -> ToolResult:

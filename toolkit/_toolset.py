@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
 from ._callables import unbound_method_problem
+from ._content import with_text
 from ._context import Context
 from ._exceptions import DuplicateToolError, NotAToolError, ToolDefinitionError
 from ._execute import error_text
@@ -457,7 +458,8 @@ def _truncated(result: ToolResult, limit: int) -> ToolResult:
     tail = budget - head
     short = text[:head] + notice + (text[-tail:] if tail else "")
     structured = result.structured if result.structured is not None else text
-    return ToolResult(short, result.is_error, result.ui, structured)
+    content = with_text(result.content, short) if result.content else ()
+    return ToolResult(short, result.is_error, result.ui, structured, content)
 
 
 def _exporter(format: str) -> Callable[..., Any]:

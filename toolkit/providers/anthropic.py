@@ -16,15 +16,17 @@ with `strict: false`, in order, and `strict_problems` explains any refusal.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
 
 from ._common import as_tools, field, items, pair
+from ._parts import b64, left_out, link_text, over_limit, parts_of, resource_text
 from ._transform import anthropic_strict, strip_meta
 
 __all__ = ["handle", "parse_calls", "results", "strict_problems", "tools"]
@@ -86,21 +88,99 @@ def parse_calls(message: Any) -> list[ToolCall]:
 
 
 def results(
-    calls: Iterable[ToolCall], outcomes: Iterable[ToolResult]
+    calls: Iterable[ToolCall],
+    outcomes: Iterable[ToolResult],
+    *,
+    limits: Mapping[str, Mapping[str, int]] | None = None,
 ) -> dict[str, Any]:
-    """One `role: user` message whose content is the `tool_result` blocks, in call order."""
+    """One `role: user` message whose content is the `tool_result` blocks, in call order.
+
+    A result with content parts sends them as `text`, `image` and `document`
+    blocks; what a tool result cannot carry (audio, other file types) is said
+    in a `text` block. A part over `limits` (default: `LIMITS`) makes that
+    call's result an error.
+    """
     return {
         "role": "user",
         "content": [
-            {
-                "type": "tool_result",
-                "tool_use_id": call.id,
-                "content": result.text,
-                "is_error": result.is_error,
-            }
-            for call, result in pair(calls, outcomes)
+            _tool_result(call, result, limits) for call, result in pair(calls, outcomes)
         ],
     }
+
+
+def _tool_result(
+    call: ToolCall, result: ToolResult, limits: Mapping[str, Mapping[str, int]] | None
+) -> dict[str, Any]:
+    content: Any = result.text
+    if result.content:
+        refused = over_limit(result, "anthropic", limits)
+        if refused is not None:
+            result, content = refused, refused.text
+        else:
+            content = [_block(part) for part in parts_of(result)]
+    return {
+        "type": "tool_result",
+        "tool_use_id": call.id,
+        "content": content,
+        "is_error": result.is_error,
+    }
+
+
+_IMAGE_TYPES: Final = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+
+
+def _block(part: Part) -> dict[str, Any]:  # one return per kind of part
+    if isinstance(part, Image) and part.mime_type in _IMAGE_TYPES | {"image/*"}:
+        if part.url is not None:
+            return {"type": "image", "source": {"type": "url", "url": part.url}}
+        source = {
+            "type": "base64",
+            "media_type": part.mime_type,
+            "data": b64(part.data or b""),
+        }
+        return {"type": "image", "source": source}
+    if isinstance(part, File) and part.mime_type == "application/pdf":
+        if part.url is not None:
+            return _document({"type": "url", "url": part.url}, part.name)
+        source = {
+            "type": "base64",
+            "media_type": "application/pdf",
+            "data": b64(part.data or b""),
+        }
+        return _document(source, part.name)
+    if (
+        isinstance(part, File)
+        and part.mime_type == "text/plain"
+        and part.data is not None
+    ):
+        text = part.data.decode("utf-8", "replace")
+        return _document(
+            {"type": "text", "media_type": "text/plain", "data": text}, part.name
+        )
+    return {"type": "text", "text": _as_text(part)}
+
+
+def _document(source: dict[str, Any], title: str | None) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "document", "source": source}
+    if title:
+        block["title"] = title
+    return block
+
+
+def _as_text(part: Part) -> str:
+    if isinstance(part, Text):
+        return part.text
+    if isinstance(part, Resource) and part.text is not None:
+        return resource_text(part)
+    if isinstance(part, ResourceLink):
+        return link_text(part)
+    if isinstance(part, Audio):
+        return left_out(part, "Anthropic", "takes no audio in a tool result")
+    return left_out(
+        part,
+        "Anthropic",
+        "takes images, PDFs and plain text in a tool result, not this type",
+    )
 
 
 async def handle(

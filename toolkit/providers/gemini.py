@@ -16,15 +16,17 @@ gets a fresh one, which is not echoed back in its response.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
 from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
 
 from ._common import MINTED_PREFIX, as_tools, field, items, mint_id, pair
+from ._parts import b64, left_out, link_text, over_limit, parts_of, resource_text
 from ._transform import gemini_openapi, strip_meta
 
 __all__ = ["handle", "parse_calls", "results", "tools"]
@@ -100,16 +102,102 @@ def _response(result: ToolResult) -> dict[str, Any]:
 
 
 def results(
-    calls: Iterable[ToolCall], outcomes: Iterable[ToolResult]
+    calls: Iterable[ToolCall],
+    outcomes: Iterable[ToolResult],
+    *,
+    multimodal: bool = True,
+    limits: Mapping[str, Mapping[str, int]] | None = None,
 ) -> dict[str, Any]:
-    """One `role: user` content with a `functionResponse` part per call, in call order."""
-    parts = []
+    """One `role: user` content with a `functionResponse` part per call, in call order.
+
+    Images, audio and files go in the `functionResponse`'s own `parts`
+    (`inlineData`, or `fileData` for a URL), each with a `displayName` that
+    the response's output names. With `multimodal=False` they follow the
+    function responses as parts of their own instead, for models that refuse
+    media inside a function response. A part over `limits` (default:
+    `LIMITS`) makes that call's response an error.
+    """
+    parts: list[dict[str, Any]] = []
+    siblings: list[dict[str, Any]] = []
     for call, result in pair(calls, outcomes):
-        response: dict[str, Any] = {"name": call.name, "response": _response(result)}
+        response, media = _with_media(call, result, limits)
+        if media and multimodal:
+            response["parts"] = media
+        elif media:
+            siblings += [_sibling(item) for item in media]
         if not call.id.startswith(MINTED_PREFIX):
             response = {"id": call.id, **response}
         parts.append({"functionResponse": response})
-    return {"role": "user", "parts": parts}
+    return {"role": "user", "parts": parts + siblings}
+
+
+def _with_media(
+    call: ToolCall, result: ToolResult, limits: Mapping[str, Mapping[str, int]] | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The `functionResponse` (without `parts`) and the media of one call."""
+    if result.content:
+        refused = over_limit(result, "gemini", limits)
+        if refused is not None:
+            result = refused
+    if not result.content or result.is_error:
+        return {"name": call.name, "response": _response(result)}, []
+    texts: list[str] = []
+    media: list[dict[str, Any]] = []
+    for part in parts_of(result):
+        item = _media(part, f"{call.name}-{len(media) + 1}")
+        if item is None:
+            texts.append(_as_text(part))
+        else:
+            media.append(item)
+    names = [next(iter(item.values()))["displayName"] for item in media]
+    if names:
+        texts.append(f"[Attached: {', '.join(names)}]")
+    output: dict[str, Any] = {"output": "\n".join(texts)}
+    if isinstance(result.structured, dict):
+        output = {**result.structured, **output}
+    return {"name": call.name, "response": output}, media
+
+
+def _media(part: Part, stem: str) -> dict[str, Any] | None:
+    if not isinstance(part, (Image, Audio, File)) and not (
+        isinstance(part, Resource) and part.data is not None
+    ):
+        return None
+    mime_type = part.mime_type or "application/octet-stream"
+    name = getattr(part, "name", None) or _display_name(stem, mime_type)
+    url = getattr(part, "url", None)
+    if url is not None:
+        return {
+            "fileData": {"mimeType": mime_type, "fileUri": url, "displayName": name}
+        }
+    data = b64(part.data or b"")
+    return {"inlineData": {"mimeType": mime_type, "data": data, "displayName": name}}
+
+
+def _display_name(stem: str, mime_type: str) -> str:
+    import mimetypes
+
+    return stem + (mimetypes.guess_extension(mime_type) or "")
+
+
+def _sibling(item: dict[str, Any]) -> dict[str, Any]:
+    """A media part of its own, beside the function responses."""
+    key, value = next(iter(item.items()))
+    return {
+        key: {name: field for name, field in value.items() if name != "displayName"}
+    }
+
+
+def _as_text(part: Part) -> str:
+    if isinstance(part, Text):
+        return part.text
+    if isinstance(part, Resource):
+        return resource_text(part)
+    if isinstance(part, ResourceLink):
+        return link_text(part)
+    return left_out(
+        part, "Gemini", "cannot carry it"
+    )  # pragma: no cover  # every other part is media
 
 
 async def handle(

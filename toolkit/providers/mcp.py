@@ -26,12 +26,14 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
 from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
 
 from ._common import as_tools, field, mint_id, pair
+from ._parts import b64, parts_of
 from ._transform import wrap_output
 
 __all__ = [
@@ -104,9 +106,15 @@ def parse_calls(params: Any) -> list[ToolCall]:
 
 
 def result(outcome: ToolResult) -> dict[str, Any]:
-    """One `CallToolResult`: a text block, `isError`, and `structuredContent` when the value was structured."""
+    """One `CallToolResult`: the content blocks, `isError`, and `structuredContent` when the value was structured.
+
+    Text is a `text` block; content parts become `image`, `audio`, `resource`
+    (embedded) and `resource_link` blocks, in order. A file is an embedded
+    resource when it has bytes, a resource link when it has a URL; so is an
+    image given by URL, since MCP images carry their bytes.
+    """
     out: dict[str, Any] = {
-        "content": [{"type": "text", "text": outcome.text}],
+        "content": [_block(part) for part in parts_of(outcome)],
         "isError": outcome.is_error,
     }
     if not outcome.is_error and outcome.structured is not None:
@@ -115,6 +123,54 @@ def result(outcome: ToolResult) -> dict[str, Any]:
             value if isinstance(value, dict) else {"result": value}
         )
     return out
+
+
+def _block(part: Part) -> dict[str, Any]:
+    if isinstance(part, Text):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, Image) and part.data is not None:
+        return {"type": "image", "data": b64(part.data), "mimeType": part.mime_type}
+    if isinstance(part, Audio):
+        return {"type": "audio", "data": b64(part.data), "mimeType": part.mime_type}
+    if isinstance(part, Resource):
+        return {
+            "type": "resource",
+            "resource": _contents(part.uri, part.mime_type, part.text, part.data),
+        }
+    if isinstance(part, File) and part.data is not None:
+        uri = f"file:///{part.name or 'attachment'}"
+        return {
+            "type": "resource",
+            "resource": _contents(uri, part.mime_type, None, part.data),
+        }
+    if isinstance(part, ResourceLink):
+        link = {"type": "resource_link", "uri": part.uri, "name": part.name}
+        if part.mime_type:
+            link["mimeType"] = part.mime_type
+        if part.description:
+            link["description"] = part.description
+        return link
+    url = getattr(part, "url", None) or ""  # an image or a file given by URL
+    name = getattr(part, "name", None) or url.rsplit("/", 1)[-1] or url
+    return {
+        "type": "resource_link",
+        "uri": url,
+        "name": name,
+        "mimeType": part.mime_type,
+    }
+
+
+def _contents(
+    uri: str, mime_type: str | None, text: str | None, data: bytes | None
+) -> dict[str, Any]:
+    contents: dict[str, Any] = {"uri": uri}
+    if mime_type:
+        contents["mimeType"] = mime_type
+    if text is not None:
+        contents["text"] = text
+    else:
+        contents["blob"] = b64(data or b"")
+    return contents
 
 
 def results(

@@ -18,9 +18,19 @@ sent explicitly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
 
+from toolkit._content import (
+    Audio,
+    File,
+    Image,
+    Part,
+    Resource,
+    ResourceLink,
+    Text,
+    describe,
+)
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
@@ -28,6 +38,15 @@ from toolkit._toolset import ToolSet
 from toolkit._views import openai_view
 
 from ._common import as_tools, field, items, pair
+from ._parts import (
+    b64,
+    data_url,
+    left_out,
+    link_text,
+    over_limit,
+    parts_of,
+    resource_text,
+)
 from ._transform import openai_strict, strip_meta
 
 __all__ = [
@@ -112,13 +131,99 @@ def parse_calls(message: Any) -> list[ToolCall]:
 
 
 def results(
-    calls: Iterable[ToolCall], outcomes: Iterable[ToolResult]
+    calls: Iterable[ToolCall],
+    outcomes: Iterable[ToolResult],
+    *,
+    limits: Mapping[str, Mapping[str, int]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One `{"role": "tool", "tool_call_id", "content"}` message per call; `ui` never included."""
-    return [
-        {"role": "tool", "tool_call_id": call.id, "content": result.text}
-        for call, result in pair(calls, outcomes)
-    ]
+    """One `{"role": "tool", "tool_call_id", "content"}` message per call; `ui` never included.
+
+    A tool message carries text only. When results have images, files or
+    audio, each tool message says what is attached, and one `role: user`
+    message after the tool messages carries them (`image_url`, `file`,
+    `input_audio` for WAV and MP3), each call's under a line naming the call.
+    A part over `limits` (default: `LIMITS`) makes that call's result an error.
+    """
+    messages: list[dict[str, Any]] = []
+    attached: list[dict[str, Any]] = []
+    for call, result in pair(calls, outcomes):
+        text, media = _split(call, result, limits)
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+        attached += media
+    if attached:
+        messages.append({"role": "user", "content": attached})
+    return messages
+
+
+def _split(
+    call: ToolCall, result: ToolResult, limits: Mapping[str, Mapping[str, int]] | None
+) -> tuple[str, list[dict[str, Any]]]:
+    """The tool message's text, and the user-message parts of the call's media."""
+    if not result.content:
+        return result.text, []
+    refused = over_limit(result, "openai", limits)
+    if refused is not None:
+        return refused.text, []
+    texts: list[str] = []
+    media: list[dict[str, Any]] = []
+    said: list[str] = []
+    for part in parts_of(result):
+        block = _media(part)
+        if block is None:
+            texts.append(_as_text(part))
+        else:
+            media.append(block)
+            said.append(describe(part))
+    if not media:
+        return "\n".join(texts), []
+    texts.append(f"[Attached in the next user message: {'; '.join(said)}]")
+    header = {
+        "type": "text",
+        "text": f"Attachments from tool call {call.id} ({call.name}):",
+    }
+    return "\n".join(texts), [header, *media]
+
+
+_AUDIO_FORMATS: Final = {
+    "audio/wav": "wav",
+    "audio/x-wav": "wav",
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+}
+
+
+def _media(part: Part) -> dict[str, Any] | None:
+    if isinstance(part, Image):
+        url = (
+            part.url
+            if part.url is not None
+            else data_url(part.mime_type, part.data or b"")
+        )
+        return {"type": "image_url", "image_url": {"url": url}}
+    if isinstance(part, File) and part.data is not None:
+        data = data_url(part.mime_type, part.data)
+        return {
+            "type": "file",
+            "file": {"file_data": data, "filename": part.name or "file"},
+        }
+    if isinstance(part, Audio) and part.mime_type in _AUDIO_FORMATS:
+        audio = {"data": b64(part.data), "format": _AUDIO_FORMATS[part.mime_type]}
+        return {"type": "input_audio", "input_audio": audio}
+    return None
+
+
+def _as_text(part: Part) -> str:
+    if isinstance(part, Text):
+        return part.text
+    if isinstance(part, Resource) and part.text is not None:
+        return resource_text(part)
+    if isinstance(part, ResourceLink):
+        return link_text(part)
+    if isinstance(part, File):
+        return f"[File {part.name or ''} <{part.url}> ({part.mime_type})]"
+    if isinstance(part, Audio):
+        return left_out(part, "Chat Completions", "takes WAV and MP3 audio only")
+    return left_out(part, "Chat Completions", "cannot attach a binary resource")
 
 
 async def handle(

@@ -13,18 +13,20 @@ Results are linked by `call_id` (not the item `id`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from toolkit._content import File, Image, Part, Resource, ResourceLink, Text
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
 
 from ._common import as_tools, field, items, pair
+from ._parts import data_url, left_out, link_text, over_limit, parts_of, resource_text
 from .openai import function_definition, strict_problems
 
-__all__ = ["handle", "parse_calls", "results", "strict_problems", "tools"]
+__all__ = ["handle", "output", "parse_calls", "results", "strict_problems", "tools"]
 
 
 def tools(
@@ -55,13 +57,77 @@ def parse_calls(response: Any) -> list[ToolCall]:
 
 
 def results(
-    calls: Iterable[ToolCall], outcomes: Iterable[ToolResult]
+    calls: Iterable[ToolCall],
+    outcomes: Iterable[ToolResult],
+    *,
+    limits: Mapping[str, Mapping[str, int]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One `{"type": "function_call_output", "call_id", "output"}` item per call."""
+    """One `{"type": "function_call_output", "call_id", "output"}` item per call.
+
+    `output` is the text, or, when the result has content parts, a list of
+    `input_text`, `input_image` and `input_file` items; a part the API cannot
+    take here (audio, a resource link) is said in an `input_text`. A part over
+    `limits` (default: `LIMITS`) makes that call's output an error.
+    """
     return [
-        {"type": "function_call_output", "call_id": call.id, "output": result.text}
+        {
+            "type": "function_call_output",
+            "call_id": call.id,
+            "output": output(result, limits),
+        }
         for call, result in pair(calls, outcomes)
     ]
+
+
+def output(
+    result: ToolResult, limits: Mapping[str, Mapping[str, int]] | None = None
+) -> str | list[dict[str, Any]]:
+    """A result's `output`: its text, or its parts as Responses input items."""
+    if not result.content:
+        return result.text
+    refused = over_limit(result, "openai", limits)
+    if refused is not None:
+        return refused.text
+    return [_item(part) for part in parts_of(result)]
+
+
+def _item(part: Part) -> dict[str, Any]:
+    if isinstance(part, Image):
+        url = (
+            part.url
+            if part.url is not None
+            else data_url(part.mime_type, part.data or b"")
+        )
+        return {"type": "input_image", "image_url": url, "detail": "auto"}
+    if isinstance(part, File):
+        if part.url is not None:
+            return {"type": "input_file", "file_url": part.url}
+        return {
+            "type": "input_file",
+            "file_data": data_url(part.mime_type, part.data or b""),
+            "filename": part.name or "file",
+        }
+    if isinstance(part, Resource) and part.data is not None:
+        return {
+            "type": "input_file",
+            "file_data": data_url(
+                part.mime_type or "application/octet-stream", part.data
+            ),
+            "filename": part.uri.rsplit("/", 1)[-1] or "resource",
+        }
+    return {"type": "input_text", "text": _as_text(part)}
+
+
+def _as_text(part: Part) -> str:
+    if isinstance(part, Text):
+        return part.text
+    if isinstance(part, Resource):
+        return resource_text(part)
+    if isinstance(part, ResourceLink):
+        return link_text(part)
+    return left_out(
+        part, "the Responses API", "takes no audio in a function call output"
+    )
 
 
 async def handle(
