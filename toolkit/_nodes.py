@@ -53,13 +53,15 @@ class TypeNode:
     milliseconds. They compare by identity.
     """
 
-    __slots__ = ("meta", "schema")
+    __slots__ = ("height", "meta", "schema")
 
-    def __init__(self, *, meta: Param | None = None) -> None:
+    def __init__(self, *, meta: Param | None = None, height: int = 1) -> None:
         self.meta = meta
         self.schema: Any = (
             None  # the node's JSON Schema, kept by SchemaBuilder when it has no $ref
         )
+        self.height = height
+        """Levels of types in this one, itself included; every walker recurses this deep."""
 
     def with_meta(self, meta: Param) -> TypeNode:
         """A copy of this node carrying `meta` (named types share their fields list)."""
@@ -74,7 +76,7 @@ class TypeNode:
         shown = ", ".join(
             f"{name}={getattr(self, name)!r}"
             for name in _all_slots(type(self))
-            if name not in ("fields", "schema")
+            if name not in ("fields", "schema", "height")
         )
         return f"{type(self).__name__}({shown})"
 
@@ -91,6 +93,11 @@ def _all_slots(cls: type) -> tuple[str, ...]:
 
 
 _SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _above(children: tuple[TypeNode, ...] | list[TypeNode]) -> int:
+    """The height of a node over `children`."""
+    return 1 + max((child.height for child in children), default=0)
 
 
 class AnyType(TypeNode):
@@ -147,7 +154,7 @@ class ArrayType(TypeNode):
     def __init__(
         self, *, item: TypeNode, container: type, meta: Param | None = None
     ) -> None:
-        super().__init__(meta=meta)
+        super().__init__(meta=meta, height=item.height + 1)
         self.item = item
         self.container = container
 
@@ -160,7 +167,7 @@ class TupleType(TypeNode):
     def __init__(
         self, *, items: tuple[TypeNode, ...], meta: Param | None = None
     ) -> None:
-        super().__init__(meta=meta)
+        super().__init__(meta=meta, height=_above(items))
         self.items = items
 
 
@@ -172,7 +179,7 @@ class MapType(TypeNode):
     def __init__(
         self, *, key: TypeNode, value: TypeNode, meta: Param | None = None
     ) -> None:
-        super().__init__(meta=meta)
+        super().__init__(meta=meta, height=_above((key, value)))
         self.key = key
         self.value = value
 
@@ -185,7 +192,7 @@ class UnionType(TypeNode):
     def __init__(
         self, *, members: tuple[TypeNode, ...], meta: Param | None = None
     ) -> None:
-        super().__init__(meta=meta)
+        super().__init__(meta=meta, height=_above(members))
         self.members = members
 
 
@@ -233,6 +240,11 @@ class ObjectType(TypeNode):
         self.kind = kind
         self.description = description
         self.fields: list[Field] = []
+
+    def set_fields(self, fields: list[Field]) -> None:
+        """Fill in the fields (read after the node was cached, for recursion)."""
+        self.fields.extend(fields)
+        self.height = _above([item.node for item in fields])
 
 
 class ModelType(TypeNode):

@@ -312,15 +312,20 @@ _SETTLED: dict[Any, bool] = {}
 
 
 def _check_settled(annotation: Any) -> bool:
-    if isinstance(annotation, type) or annotation is None:
-        return True
-    if isinstance(annotation, (str, typing.ForwardRef)):
-        return False
-    return all(
-        _is_settled(arg)
-        for arg in getattr(annotation, "__args__", ())
-        if not isinstance(arg, (int, bool, float, enum.Enum, bytes, tuple))
-    )
+    """Walked with a stack of its own: an annotation may nest deeper than recursion can go."""
+    pending = [annotation]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, type) or item is None:
+            continue
+        if isinstance(item, (str, typing.ForwardRef)):
+            return False
+        pending.extend(
+            arg
+            for arg in getattr(item, "__args__", ())
+            if not isinstance(arg, (int, bool, float, enum.Enum, bytes, tuple))
+        )
+    return True
 
 
 def _is_unstructured(annotation: Any) -> bool:

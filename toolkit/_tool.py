@@ -40,6 +40,7 @@ from ._results import ToolResult, Widget
 from ._running import TimedOut, block_on, bounded, in_thread, thread_with_timeout
 from ._signature import FunctionInfo, analyze
 from ._types import JsonObject, JsonSchema
+from ._typing import MAX_DEPTH
 from ._validation import is_large
 from ._views import keep_openai_view
 
@@ -570,22 +571,58 @@ def _check_timeout(timeout: float | None, name: str) -> float | None:
     return float(timeout)
 
 
+_RAW_DEPTH: Final = 2 * MAX_DEPTH + 8
+"""How deep (dicts and lists) a schema given to `Tool.new` may nest.
+
+As deep as a schema that `@tool` makes at its own limit (an object level
+is a schema and its `properties`), with room for `$defs`. The validators,
+the exports and the meta-schema check all recurse into it.
+"""
+
+
 def _check_raw_schema(name: str, parameters: object) -> None:
     if not isinstance(parameters, dict) or parameters.get("type") != "object":
         msg = f'parameters of tool {name!r} must be a JSON Schema with "type": "object" at its root; got {parameters!r}'
         raise ToolDefinitionError(msg)
+    if _nests_deeper(parameters, _RAW_DEPTH):
+        msg = f"parameters of tool {name!r} nest more than {_RAW_DEPTH} levels of objects and arrays, deeper than toolkit walks. Use a flatter schema, or `{{}}` (any value) for the deep part"
+        raise ToolDefinitionError(msg)
     import jsonschema
 
-    errors = sorted(
-        jsonschema.Draft202012Validator(
-            jsonschema.Draft202012Validator.META_SCHEMA
-        ).iter_errors(parameters),
-        key=str,
-    )
+    try:
+        errors = sorted(
+            jsonschema.Draft202012Validator(
+                jsonschema.Draft202012Validator.META_SCHEMA
+            ).iter_errors(parameters),
+            key=str,
+        )
+    except RecursionError:  # from a caller deep in its own stack
+        msg = f"parameters of tool {name!r} nest too deeply for Python's recursion limit to check them from here. Use a flatter schema"
+        raise ToolDefinitionError(msg) from None
     if errors:
         where = "/".join(str(part) for part in errors[0].absolute_path) or "(root)"
         msg = f"parameters of tool {name!r} are not a valid JSON Schema (Draft 2020-12): at {where}: {errors[0].message}"
         raise ToolDefinitionError(msg)
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether JSON data nests dicts and lists more than `limit` deep (walked without recursion)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        children = (
+            item.values()
+            if isinstance(item, dict)
+            else item
+            if isinstance(item, list)
+            else None
+        )
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False
 
 
 # ---------------------------------------------------------------- decorator
@@ -651,9 +688,21 @@ def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
             raise ToolDefinitionError(msg)
         resolved = resolve(target)
         kind = ClassLevelTool if resolved.class_level else Tool
-        return kind._from_function(resolved, **options)
+        try:
+            return kind._from_function(resolved, **options)
+        except RecursionError:
+            raise _too_deep(resolved.qualname) from None
 
     return decorate if func is None else decorate(func)
+
+
+def _too_deep(qualname: str) -> ToolDefinitionError:
+    """Python's recursion limit was reached reading a tool's types (from a deep caller)."""
+    msg = (
+        f"Cannot make a tool of {qualname}: its types nest too deeply for Python's recursion "
+        "limit to walk them from here. Use flatter types, or `dict[str, Any]` for the deep part"
+    )
+    return ToolDefinitionError(msg, function=qualname)
 
 
 def _wrap(made: Tool[Any, Any], target: Target) -> None:

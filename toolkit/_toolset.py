@@ -253,6 +253,8 @@ class ToolSet:
 
         Raises:
             ValueError: The format is unknown.
+            ToolDefinitionError: A tool cannot take that form (Python's
+                recursion limit reached from a deep caller included).
         """
         try:
             key: Any = (format, tuple(sorted(options.items())))
@@ -262,7 +264,12 @@ class ToolSet:
         with self._lock:
             if key is not None and key in self._exports:
                 return self._exports[key]
-            value = _exporter(format)(self, **options)
+            exporter = _exporter(format)
+            try:
+                value = exporter(self, **options)
+            except RecursionError:
+                msg = f"The schemas of {self.names!r} nest too deeply for Python's recursion limit to export them as {format!r} from here. Use flatter types"
+                raise ToolDefinitionError(msg) from None
             if key is not None:
                 self._exports[key] = value
             return value

@@ -41,6 +41,8 @@ from ._nodes import (
 from ._param import Param, merge_metadata
 
 __all__ = [
+    "MAX_DEPTH",
+    "TooDeepError",
     "Translator",
     "describe",
     "is_context",
@@ -379,20 +381,66 @@ _UNWRAPPED: dict[Any, tuple[Any, Param | None]] = {}
 _PARAMETERS: dict[Any, Any] = {}  # a node, or None for a Context parameter
 
 
+MAX_DEPTH: Final = 32
+"""How many levels of types may nest in one annotation (`list[list[int]]` has 3).
+
+Translation, schema emission, conversion and the exports all recurse once
+or more per level, so a bound keeps them far from Python's recursion limit
+(1,000 frames, shared with the caller); real tool types nest a few levels.
+Recursive types count once: they end in a `$ref`.
+"""
+
+
+class TooDeepError(ToolDefinitionError):
+    """An annotation nests more than `MAX_DEPTH` levels of types.
+
+    Attributes:
+        path: Short names of the types it passed through, innermost first.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.path: list[str] = []
+
+    def __str__(self) -> str:
+        outer = " > ".join(reversed(self.path[-3:]))
+        return (
+            f"its type nests more than {MAX_DEPTH} levels of types ({outer} > ...), "
+            "deeper than toolkit walks. Use a flatter type, or `dict[str, Any]` for the deep part"
+        )
+
+
 class Translator:
     """Builds type nodes, caching named types so that recursion terminates."""
 
     def __init__(self) -> None:
         self._named: dict[Any, TypeNode] = {}
         self._building = 0  # named types whose fields are being read
+        self._depth = 0  # how many types enclose the one being translated
 
     def translate(self, annotation: Any) -> TypeNode:
         """Translate one annotation.
 
         Raises:
-            ToolDefinitionError: The annotation (or a type inside it) is not supported.
+            ToolDefinitionError: The annotation (or a type inside it) is not
+                supported, or nests more than `MAX_DEPTH` levels of types.
         """
-        return self.node(*unwrap(annotation))
+        tp, meta = unwrap(annotation)
+        try:
+            return self.node(tp, meta)
+        except TooDeepError as error:
+            error.path.append(_short_name(tp))
+            raise
+
+    def _child(self, annotation: Any) -> TypeNode:
+        """Translate a type inside the one being translated, one level down."""
+        if self._depth + 1 >= MAX_DEPTH:
+            raise TooDeepError
+        self._depth += 1
+        try:
+            return self.translate(annotation)
+        finally:
+            self._depth -= 1
 
     def parameter(self, annotation: Any) -> TypeNode | None:
         """The node of a parameter's annotation, or None when it asks for `Context`."""
@@ -404,7 +452,14 @@ class Translator:
         except TypeError:  # unhashable metadata
             key = None
         tp, meta = unwrap(annotation)
-        node = None if is_context_type(tp) else self.node(tp, meta)
+        if is_context_type(tp):
+            node = None
+        else:
+            try:
+                node = self.node(tp, meta)
+            except TooDeepError as error:
+                error.path.append(_short_name(tp))
+                raise
         if not self._building and key is not None:
             if len(_PARAMETERS) >= _CACHE_SIZE:
                 _PARAMETERS.clear()
@@ -424,14 +479,24 @@ class Translator:
             key = (order_key(tp), meta)
             cached = _TRANSLATED.get(key)
         except TypeError:  # an unhashable annotation or metadata
-            return self._build(tp, meta)
+            return self._deep_enough(self._build(tp, meta))
         if cached is not None:
-            return cached
-        node = self._build(tp, meta)
+            return self._deep_enough(cached)
+        node = self._deep_enough(self._build(tp, meta))
         if not self._building:  # nothing half-built can reach the cache
             if len(_TRANSLATED) >= _CACHE_SIZE:
                 _TRANSLATED.clear()
             _TRANSLATED[key] = node
+        return node
+
+    def _deep_enough(self, node: TypeNode) -> TypeNode:
+        """`node`, unless at this depth its levels would go past `MAX_DEPTH`.
+
+        A node built earlier (cached, or a named type met before) is checked
+        here: its levels were not counted on the way down.
+        """
+        if self._depth + node.height > MAX_DEPTH:
+            raise TooDeepError
         return node
 
     def _build(self, tp: Any, meta: Param | None) -> TypeNode:
@@ -481,31 +546,31 @@ class Translator:
         return _unsupported(tp)
 
     def _union(self, args: tuple[Any, ...]) -> TypeNode:
-        return UnionType(members=tuple(self.translate(arg) for arg in args))
+        return UnionType(members=tuple(self._child(arg) for arg in args))
 
     def _tuple(self, tp: Any) -> TypeNode:
         args = typing.get_args(tp)
         if tp is tuple or tp is typing.Tuple:  # noqa: UP006  # bare: any items
             return ArrayType(item=AnyType(), container=tuple)
         if len(args) == 2 and args[1] is Ellipsis:
-            return ArrayType(item=self.translate(args[0]), container=tuple)
+            return ArrayType(item=self._child(args[0]), container=tuple)
         if not args or args == ((),):  # tuple[()], spelled by 3.10 as ((),)
             return TupleType(items=())
-        return TupleType(items=tuple(self.translate(arg) for arg in args))
+        return TupleType(items=tuple(self._child(arg) for arg in args))
 
     def _array(self, tp: Any, container: type) -> TypeNode:
         args = typing.get_args(tp)
-        item = self.translate(args[0]) if args else AnyType()
+        item = self._child(args[0]) if args else AnyType()
         return ArrayType(item=item, container=container)
 
     def _map(self, args: tuple[Any, ...]) -> TypeNode:
         if not args:
             return MapType(key=ScalarType(py=str), value=AnyType())
-        key = self.translate(args[0])
+        key = self._child(args[0])
         if not _is_string_key(key):
             msg = f"dict keys must be strings, since JSON object keys are; got {describe(args[0])}. Use dict[str, ...]"
             raise ToolDefinitionError(msg)
-        return MapType(key=key, value=self.translate(args[1]))
+        return MapType(key=key, value=self._child(args[1]))
 
     def _remember(self, tp: Any, node: TypeNode) -> TypeNode:
         self._named[tp] = node
@@ -527,7 +592,7 @@ class Translator:
         self._remember(cls, node)
         self._building += 1
         try:
-            node.fields.extend(self._fields(cls, kind))
+            node.set_fields(self._fields(cls, kind))
         except BaseException:
             del self._named[cls]
             raise
@@ -578,7 +643,9 @@ class Translator:
 
     def _field(self, name: str, hint: Any, docs: dict[str, str], default: Any) -> Field:
         try:
-            node = self.translate(hint)
+            node = self._child(hint)
+        except TooDeepError:
+            raise  # its message names the types, not every field on the way
         except ToolDefinitionError as error:
             msg = f"field {name!r}: {error}"
             raise ToolDefinitionError(msg) from None
@@ -594,6 +661,15 @@ class Translator:
             default=default,
             description=description,
         )
+
+
+def _short_name(tp: Any) -> str:
+    """A name for one level of a type, without the levels inside it."""
+    if isinstance(tp, type):
+        return tp.__qualname__
+    origin = typing.get_origin(tp)
+    name = getattr(origin, "__name__", None) or getattr(origin, "_name", None)
+    return f"{name}[...]" if name else type(tp).__name__
 
 
 def _dataclass_fields(cls: type) -> tuple[Any, ...]:
