@@ -134,3 +134,18 @@ def test_a_concurrent_call_runs_while_big_arguments_are_checked(
     big, small_result = asyncio.run(main())
     assert big[0].text == str(sum(BIG["xs"]))
     assert small_result.text == "3"
+
+
+def test_big_invalid_arguments_give_an_error_result_off_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen = _bind_threads(monkeypatch)
+
+    async def main() -> tuple[threading.Thread, Any]:
+        result = await total.aexecute("a", "c", {"xs": ["x"] * 100_000})
+        return threading.current_thread(), result
+
+    loop_thread, result = asyncio.run(main())
+    assert result.is_error
+    assert result.text.startswith('Invalid arguments for tool "total":\n- xs[0]: ')
+    assert seen[0] is not loop_thread

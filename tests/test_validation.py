@@ -8,6 +8,7 @@ import pathlib
 import re
 from typing import Any, cast
 
+import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -77,6 +78,11 @@ json_values = st.recursive(
     lambda inner: st.one_of(
         st.lists(inner, max_size=4),
         st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), inner, max_size=4),
+        # Items that are equal as JSON but not as Python, and the reverse.
+        st.lists(
+            st.sampled_from([1, 1.0, True, 0, False, [1], [1.0], [True], {"a": 1}]),
+            max_size=4,
+        ),
     ),
     max_leaves=10,
 )
@@ -174,9 +180,70 @@ def test_compiled_verdict_is_jsonschemas(schema: Any, values: list[Any]) -> None
     check = compile_check(root)
     assert check is not None, root
     reference = jsonschema_validator(root) if isinstance(root, dict) else None
+    stock = (
+        jsonschema.Draft202012Validator(root, format_checker=reference.format_checker)
+        if reference is not None
+        else None
+    )
     for value in values:
         expected = reference.is_valid(value) if reference is not None else root
         assert check(value) == expected, (root, value)
+        if stock is not None:  # toolkit's validator changes speed, never verdicts
+            assert stock.is_valid(value) == expected, (root, value)
+
+
+python_values = st.recursive(
+    st.one_of(st.none(), st.integers(), st.text(max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.one_of(st.sampled_from(["a", "b"]), st.integers(), st.none()),
+            inner,
+            max_size=3,
+        ),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schema=schemas, values=st.lists(python_values, min_size=1, max_size=5))
+def test_a_dict_with_a_key_that_is_not_a_string_is_not_an_object(
+    schema: Any, values: list[Any]
+) -> None:
+    """For both validators alike: such a dict fails "type": "object", and object keywords skip it."""
+    root = {"$defs": {"node": NODE}, **schema} if isinstance(schema, dict) else schema
+    check = compile_check(root)
+    assert check is not None, root
+    if not isinstance(root, dict):
+        return
+    reference = jsonschema_validator(root)
+    for value in values:
+        assert check(value) == reference.is_valid(value), (root, value)
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "valid"),
+    [
+        ({"type": "object"}, {1: 2}, False),
+        (
+            {"type": "object", "additionalProperties": {"type": "integer"}},
+            {1: 2},
+            False,
+        ),
+        ({"type": "object", "properties": {"a": {}}}, {"a": 1, None: 2}, False),
+        ({"additionalProperties": False}, {1: 2}, True),
+        ({"required": ["a"]}, {1: 2}, True),
+        ({"type": ["object", "null"], "required": ["a"]}, {1: 2}, False),
+        ({"minProperties": 2}, {1: 2}, True),
+        ({"type": "object"}, {"a": 1}, True),
+    ],
+)
+def test_object_keys_are_strings(schema: Any, value: Any, valid: bool) -> None:
+    check = compile_check(schema)
+    assert check is not None
+    assert check(value) is valid
+    assert jsonschema_validator(schema).is_valid(value) is valid
 
 
 def test_whole_floats_count_as_integers_like_jsonschema() -> None:

@@ -180,7 +180,7 @@ class Converters:
             for member, own in members:
                 if matches(member, value):
                     return own(value) if own is not None else value
-            return value
+            raise ValueError(_no_member(members, value))
 
         return convert
 
@@ -188,6 +188,24 @@ class Converters:
         return _once_per_type(
             self._named, node, lambda: _build_object(node, self.fields(node.fields))
         )
+
+
+def _no_member(members: list[tuple[TypeNode, Converter | None]], value: Any) -> str:
+    """Why a value that has the union's JSON shape is none of its members.
+
+    It is a string that a converting member cannot read (text that is not
+    base64 for `bytes | None`): that member's own reason says what is wrong.
+    """
+    for _, own in members:
+        if own is None:
+            continue
+        try:
+            own(value)
+        except (ValueError, TypeError, ArithmeticError) as error:
+            text = str(error).strip()
+            if text:
+                return text.splitlines()[0]
+    return f"{type(value).__name__} value fits none of the union's types"
 
 
 def _once_per_type(

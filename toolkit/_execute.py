@@ -23,7 +23,13 @@ from ._log import log_failure
 from ._nodes import Field, ScalarType, TypeNode, UnionType
 from ._results import ToolResult
 from ._types import JsonObject, JsonSchema
-from ._validation import Check, compile_check, describe_errors, jsonschema_validator
+from ._validation import (
+    Check,
+    compile_check,
+    describe_errors,
+    jsonschema_validator,
+    property_checks,
+)
 
 _CO_COROUTINE: Final = 0x80  # inspect.CO_COROUTINE
 
@@ -48,6 +54,7 @@ class Invoker:
         self.parameters = parameters
         self._check: Check | None = compile_check(parameters)
         self._validator: Any = None  # jsonschema's, built on the first invalid call
+        self._by_parameter: dict[str, Check] | None = None
         self._converters: list[tuple[str, Converter]] = Converters().fields(fields)
         self._strip = (
             null_stripper(fields) if fields else _raw_null_stripper(parameters)
@@ -167,29 +174,50 @@ class Invoker:
         return self._validator
 
     def _invalid(self, args: Any) -> ToolResult:
-        lines = describe_errors(self._jsonschema(), args)
+        lines = describe_errors(self._jsonschema(), args, self._parameter_checks())
         listed = "\n".join(f"- {line}" for line in lines) or "- (arguments): invalid"
         return ToolResult.error(f'Invalid arguments for tool "{self.name}":\n{listed}')
 
-    def _repair(self, args: JsonObject) -> JsonObject | ToolResult:
-        """Decode JSON-encoded strings sent for non-string parameters, when that makes them valid."""
-        candidates = {
-            key: value
-            for key, value in args.items()
-            if isinstance(value, str) and key not in self._stringly
-        }
-        if candidates:
-            import json
+    def _parameter_checks(self) -> dict[str, Check]:
+        """A compiled check of each parameter, built on the first call that needs it."""
+        if self._by_parameter is None:
+            self._by_parameter = property_checks(self.parameters)
+        return self._by_parameter
 
-            decoded = dict(args)
-            for key, value in candidates.items():
-                try:
-                    decoded[key] = json.loads(value)
-                except ValueError:
-                    continue
-            if decoded != args and self._valid(decoded):
-                return decoded
+    def _repair(self, args: JsonObject) -> JsonObject | ToolResult:
+        """Decode JSON-encoded strings sent for non-string parameters, when that makes them valid.
+
+        Only an argument that is invalid as sent is decoded: `"null"` stays
+        the text "null" for a parameter that takes text (`Path | None`),
+        whatever the other arguments needed.
+        """
+        import json
+
+        decoded = dict(args)
+        for key, value in args.items():
+            if (
+                not isinstance(value, str)
+                or key in self._stringly
+                or self._valid_as_sent(key, value)
+            ):
+                continue
+            try:
+                decoded[key] = json.loads(value, parse_constant=_reject_constant)
+            except (ValueError, RecursionError):
+                continue
+        if decoded != args and self._valid(decoded):
+            return decoded
         return self._invalid(args)
+
+    def _valid_as_sent(self, key: str, value: Any) -> bool:
+        check = self._parameter_checks().get(key)
+        if check is not None:
+            return check(value)
+        schema = self.parameters.get("properties", {}).get(key)
+        if schema is None:
+            return True  # an unknown argument: decoding it cannot help
+        errors = self._jsonschema().descend(value, schema, path=key)
+        return next(errors, None) is None
 
     def _convert(self, args: JsonObject) -> dict[str, Any] | ToolResult:
         if not self._converters:

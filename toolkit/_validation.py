@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
+from itertools import islice
 from typing import Any, Final, cast
 
 from ._formats import FORMAT_CHECKS
@@ -28,6 +29,7 @@ __all__ = [
     "is_large",
     "json_equal",
     "jsonschema_validator",
+    "property_checks",
 ]
 
 Check = Callable[[Any], bool]
@@ -125,7 +127,12 @@ def _is_array(value: Any) -> bool:
 
 
 def _is_object(value: Any) -> bool:
-    return isinstance(value, dict)
+    """A dict whose keys are strings: JSON has no other keys (a Python caller may send them)."""
+    return isinstance(value, dict) and _string_keys(value)
+
+
+def _string_keys(value: dict[Any, Any]) -> bool:
+    return all(isinstance(key, str) for key in value)
 
 
 _TYPE_CHECKS: Final[dict[str, Check]] = {
@@ -221,7 +228,12 @@ class _Compiler:
         if keys & _UNSUPPORTED:
             raise _Unsupported
         checks: list[Check] = []
-        if "type" in schema:
+        # With "type": "object", the object check refuses a dict with a
+        # non-string key itself, so the type check need not read every key.
+        typed = schema.get("type") == "object" and _has_object_keywords(schema)
+        if typed:
+            checks.append(_is_dict)
+        elif "type" in schema:
             checks.append(_type_check(schema["type"]))
         if "enum" in schema:
             checks.append(_enum_check(schema["enum"]))
@@ -235,7 +247,7 @@ class _Compiler:
         checks.extend(_number_checks(schema))
         checks.extend(_string_checks(schema))
         checks.extend(self._array_checks(schema))
-        checks.extend(self._object_checks(schema))
+        checks.extend(self._object_checks(schema, typed=typed))
         unknown = keys - _KNOWN
         if unknown and not all(isinstance(key, str) for key in unknown):
             raise _Unsupported
@@ -265,7 +277,7 @@ class _Compiler:
         if schema.get("uniqueItems") is True:
             yield lambda value: not isinstance(value, list) or _unique(value)
 
-    def _object_checks(self, schema: JsonSchema) -> Iterator[Check]:
+    def _object_checks(self, schema: JsonSchema, *, typed: bool) -> Iterator[Check]:
         properties = {
             name: self.compile(sub)
             for name, sub in schema.get("properties", {}).items()
@@ -273,17 +285,29 @@ class _Compiler:
         extra = schema.get("additionalProperties", True)
         required = tuple(schema.get("required", ()))
         if properties or extra is not True or required:
-            yield _object_check(properties, required, self.compile(extra))
+            yield _object_check(properties, required, self.compile(extra), typed=typed)
         if "propertyNames" in schema:
             names = self.compile(schema["propertyNames"])
             yield (
-                lambda value: (
-                    not isinstance(value, dict) or all(names(key) for key in value)
-                )
+                lambda value: not _is_object(value) or all(names(key) for key in value)
             )
         low, high = schema.get("minProperties"), schema.get("maxProperties")
         if low is not None or high is not None:
-            yield _length_check(dict, low, high)
+            least: float = 0 if low is None else low
+            most: float = math.inf if high is None else high
+            yield lambda value: not _is_object(value) or least <= len(value) <= most
+
+
+def _has_object_keywords(schema: JsonSchema) -> bool:
+    return (
+        bool(schema.get("properties"))
+        or schema.get("additionalProperties", True) is not True
+        or bool(schema.get("required"))
+    )
+
+
+def _is_dict(value: Any) -> bool:
+    return isinstance(value, dict)
 
 
 _KNOWN: Final = _IGNORED | {
@@ -438,47 +462,213 @@ def _items_check(prefix: list[Check], items: Check | None) -> Check:
 
 
 def _object_check(
-    properties: dict[str, Check], required: tuple[str, ...], extra: Check
+    properties: dict[str, Check],
+    required: tuple[str, ...],
+    extra: Check,
+    *,
+    typed: bool,
 ) -> Check:
+    """`properties`, `required` and `additionalProperties` together, in one pass.
+
+    A dict with a non-string key is not a JSON object: it fails when the
+    schema says `"type": "object"` (`typed`), and the object keywords do
+    not apply to it otherwise, as they do not apply to an array.
+    """
     closed = extra is _never
 
-    def check(value: Any) -> bool:
-        if not isinstance(value, dict):
-            return True
+    def fits(value: dict[Any, Any]) -> bool:
         for name in required:
             if name not in value:
                 return False
         for name, item in value.items():
             own = properties.get(name)
             if own is None:
-                if closed or not extra(item):
+                if closed or not isinstance(name, str) or not extra(item):
                     return False
             elif not own(item):
                 return False
         return True
 
+    def check(value: Any) -> bool:
+        if not isinstance(value, dict) or fits(value):
+            return True
+        return not typed and not _string_keys(value)
+
     return check
 
 
-def _unique(items: list[Any]) -> bool:
-    for index, item in enumerate(items):
-        for other in items[index + 1 :]:
-            if json_equal(item, other):
+def _unique(items: Sequence[Any]) -> bool:
+    """Whether no two items are equal as JSON Schema means it, in time linear in their size.
+
+    Each item is reduced to a hashable form in which equal JSON values are
+    equal (`1` and `1.0` alike, `true` and `1` apart, arrays and objects by
+    content), so one set does the work of comparing every pair.
+    """
+    seen: set[Any] = set()
+    leftovers: list[
+        Any
+    ] = []  # not JSON and unhashable: only a Python caller sends these
+    for item in items:
+        try:
+            key = _canonical(item)
+            if key in seen:
                 return False
+            seen.add(key)
+        except TypeError:
+            if any(json_equal(item, other) for other in leftovers):
+                return False
+            leftovers.append(item)
     return True
+
+
+class _Flag:
+    """`true` or `false` in a hashable form, apart from `1` and `0`."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+
+_TRUE: Final = _Flag(True)
+_FALSE: Final = _Flag(False)
+
+
+def _canonical(value: Any) -> Any:
+    """A hashable form of a JSON value; two forms are equal when the values are JSON-equal.
+
+    Raises:
+        TypeError: `value` holds something unhashable that is not JSON.
+    """
+    if value is True:
+        return _TRUE
+    if value is False:
+        return _FALSE
+    if isinstance(value, (list, tuple)):
+        return tuple(map(_canonical, value))
+    if isinstance(value, dict):
+        return frozenset(
+            (_canonical(key), _canonical(item)) for key, item in value.items()
+        )
+    hash(value)
+    return value
 
 
 # ---------------------------------------------------------------- messages
 
 
+_SHOWN: Final = 20
+"""Problems listed in one message; the rest are counted."""
+_PER_SOURCE: Final = 200
+"""Problems read from one parameter, or from one union's branch, before moving on."""
+_LOOKED_AT: Final = 2_000
+"""Problems read in all; past this the count in the message is a lower bound."""
+
+
 def jsonschema_validator(schema: JsonSchema) -> Any:
-    """A `jsonschema` validator for `schema` that checks formats as toolkit does."""
+    """A `jsonschema` validator for `schema` that checks formats as toolkit does.
+
+    It is `jsonschema`'s Draft 2020-12 validator with four rules made to
+    scale: `uniqueItems` hashes the items instead of comparing every pair,
+    `anyOf` reads a bounded number of problems per branch, extra properties
+    are reported in the order they were sent, and a dict with a non-string
+    key is not an object.
+    """
     import jsonschema
 
     checker = jsonschema.FormatChecker(formats=())
     for name, reader in FORMAT_CHECKS.items():
         checker.checks(name, raises=ValueError)(_strings_only(reader))
-    return jsonschema.Draft202012Validator(schema, format_checker=checker)
+    return _validator_class()(schema, format_checker=checker)
+
+
+_VALIDATOR_CLASS: list[Any] = []
+
+
+def _validator_class() -> Any:
+    if not _VALIDATOR_CLASS:
+        import jsonschema
+        import jsonschema.validators
+
+        base = jsonschema.Draft202012Validator
+        _VALIDATOR_CLASS.append(
+            jsonschema.validators.extend(
+                base,
+                validators={
+                    "uniqueItems": _unique_items_keyword,
+                    "anyOf": _any_of_keyword,
+                    "additionalProperties": _additional_properties_keyword,
+                },
+                type_checker=base.TYPE_CHECKER.redefine(
+                    "object", lambda checker, value: _is_object(value)
+                ),
+            )
+        )
+    return _VALIDATOR_CLASS[0]
+
+
+def _unique_items_keyword(
+    validator: Any, unique: Any, instance: Any, schema: Any
+) -> Iterator[Any]:
+    from jsonschema.exceptions import ValidationError
+
+    if (
+        unique is True
+        and validator.is_type(instance, "array")
+        and not _unique(instance)
+    ):
+        yield ValidationError("has repeated items")
+
+
+def _any_of_keyword(
+    validator: Any, branches: Any, instance: Any, schema: Any
+) -> Iterator[Any]:
+    from jsonschema.exceptions import ValidationError
+
+    found: list[Any] = []
+    cut: list[bool] = []
+    for index, branch in enumerate(branches):
+        errors = list(
+            _capped(
+                validator.descend(instance, branch, schema_path=index), _PER_SOURCE, cut
+            )
+        )
+        if not errors:
+            return
+        found.extend(errors)
+    error = ValidationError(
+        "is not valid under any of the given schemas", context=found
+    )
+    error.cut = bool(cut)  # read by _describe: the count of problems is a lower bound
+    yield error
+
+
+def _additional_properties_keyword(
+    validator: Any, extra: Any, instance: Any, schema: Any
+) -> Iterator[Any]:
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "object"):
+        return
+    extras = _extra_keys(instance, schema)
+    if validator.is_type(extra, "object"):
+        for key in extras:
+            yield from validator.descend(instance[key], extra, path=key)
+    elif extra is False:
+        first = next(extras, None)
+        if first is not None:
+            yield ValidationError(f"unexpected property {first!r}")
+
+
+def _extra_keys(instance: dict[str, Any], schema: JsonSchema) -> Iterator[str]:
+    """The keys of `instance` that neither `properties` nor `patternProperties` cover, in order."""
+    known = schema.get("properties", {})
+    patterns = [re.compile(pattern) for pattern in schema.get("patternProperties", ())]
+    return (
+        key
+        for key in instance
+        if key not in known and not any(pattern.search(key) for pattern in patterns)
+    )
 
 
 def _strings_only(reader: Callable[[str], object]) -> Callable[[object], bool]:
@@ -492,35 +682,183 @@ def _strings_only(reader: Callable[[str], object]) -> Callable[[object], bool]:
     return check
 
 
-def describe_errors(validator: Any, instance: Any) -> list[str]:
+def property_checks(schema: JsonSchema) -> dict[str, Check]:
+    """A compiled check of each property of an object schema (of those that compile)."""
+    compiler = _Compiler(schema)
+    checks: dict[str, Check] = {}
+    for name, sub in schema.get("properties", {}).items():
+        try:
+            checks[name] = compiler.compile(sub)
+        except (_Unsupported, re.error, RecursionError):
+            continue
+    return checks
+
+
+class _Problem:
+    """One line of a message, with the path it is about and the keyword that failed."""
+
+    __slots__ = ("keyword", "line", "path")
+
+    def __init__(self, path: tuple[Any, ...], keyword: str, line: str) -> None:
+        self.path = path
+        self.keyword = keyword
+        self.line = line
+
+
+def describe_errors(
+    validator: Any, instance: Any, checks: Mapping[str, Check] | None = None
+) -> list[str]:
     """One line per problem, each with its path: `city: required property is missing`.
 
     Problems are ordered as the parameters are declared; when a value has the
-    wrong type, the other complaints about the same value are left out.
+    wrong type, the other complaints about the same value are left out. At
+    most `_SHOWN` problems are listed, each parameter's first ones before any
+    parameter's later ones, and a last line counts the others. The work is
+    bounded whatever the size of `instance`: `jsonschema` reads a bounded
+    number of problems, and each parameter that `checks` (compiled checks by
+    parameter name) find valid is not read again.
     """
-    found: list[tuple[tuple[Any, ...], str, str]] = []
-    for error in validator.iter_errors(instance):
-        for line in _describe(error):
-            found.append((_line_path(error, line), error.validator, line))
-    mistyped = {path for path, keyword, _ in found if keyword == "type"}
+    cut: list[bool] = []  # set when a bounded read left problems unread
+    problems, complete = _collect(
+        _problems(validator, _printable(instance), checks or {}, cut), cut
+    )
     order = (
         list(validator.schema.get("properties", {}))
         if isinstance(validator.schema, dict)
         else []
     )
-    lines: list[str] = []
-    for path, keyword, line in sorted(found, key=lambda item: _rank(item[0], order)):
-        if (keyword != "type" and path in mistyped) or line in lines:
+    lines = _select(problems, order)
+    hidden = len(lines) - _SHOWN
+    if hidden <= 0 and complete:
+        return lines
+    shown = lines[:_SHOWN]
+    more = max(hidden, 0)
+    word = "problem" if more == 1 else "problems"
+    shown.append(
+        f"and {more:,} more {word}"
+        if complete
+        else f"and at least {more:,} more {word} (the rest were not checked)"
+    )
+    return shown
+
+
+_HUGE_BITS: Final = 13_000
+"""Ints this long have more digits than Python turns into text (4,300); only a
+Python caller can send them, as JSON parsing refuses them too."""
+
+
+class _HugeInt(int):
+    """An int that `jsonschema` can put in a message: its repr gives its size."""
+
+    def __repr__(self) -> str:
+        return _int_text(self)
+
+
+def _printable(value: Any) -> Any:
+    """`value`, with any int too long to write out replaced by an equal `_HugeInt`."""
+    if not _has_huge_int(value):
+        return value
+    return _with_huge_ints(value)
+
+
+def _has_huge_int(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, int):
+            if item.bit_length() > _HUGE_BITS:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+    return False
+
+
+def _with_huge_ints(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _HugeInt(value) if value.bit_length() > _HUGE_BITS else value
+    if isinstance(value, dict):
+        return {key: _with_huge_ints(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_with_huge_ints(item) for item in value]
+    return value
+
+
+def _collect(
+    problems: Iterator[_Problem], cut: list[bool]
+) -> tuple[list[_Problem], bool]:
+    """The first `_LOOKED_AT` problems, and whether that was all of them."""
+    found = list(islice(problems, _LOOKED_AT))
+    complete = len(found) < _LOOKED_AT or next(problems, None) is None
+    return found, complete and not cut
+
+
+def _capped(items: Iterator[Any], limit: int, cut: list[bool]) -> Iterator[Any]:
+    """The first `limit` of `items`; notes in `cut` when there were more."""
+    yield from islice(items, limit)
+    if next(items, None) is not None:
+        cut.append(True)
+
+
+def _select(problems: list[_Problem], order: list[str]) -> list[str]:
+    """The distinct lines in parameter order, the few first of each parameter leading."""
+    mistyped = {problem.path for problem in problems if problem.keyword == "type"}
+    ranked = sorted(problems, key=lambda problem: _rank(problem.path, order))
+    seen: set[str] = set()
+    leading: list[str] = []
+    trailing: list[str] = []
+    per_parameter: dict[Any, int] = {}
+    for problem in ranked:
+        line = problem.line
+        if (problem.keyword != "type" and problem.path in mistyped) or line in seen:
             continue
-        lines.append(line)
-    return lines
+        seen.add(line)
+        group = problem.path[0] if problem.path else None
+        count = per_parameter.get(group, 0)
+        per_parameter[group] = count + 1
+        (leading if count < 3 else trailing).append(line)
+    return leading + trailing
 
 
-def _line_path(error: Any, line: str) -> tuple[Any, ...]:
-    path = tuple(error.absolute_path)
-    if error.validator in ("required", "additionalProperties"):
-        return (*path, line.split(":", 1)[0].rsplit(".", 1)[-1])
-    return path
+def _problems(
+    validator: Any, instance: Any, checks: Mapping[str, Check], cut: list[bool]
+) -> Iterator[_Problem]:
+    for error in _errors(validator, instance, checks, cut):
+        yield from _capped(_describe(error, cut), _PER_SOURCE, cut)
+
+
+def _errors(
+    validator: Any, instance: Any, checks: Mapping[str, Check], cut: list[bool]
+) -> Iterator[Any]:
+    """`jsonschema`'s errors, read one parameter at a time for an object of parameters.
+
+    The object's own keywords come first (missing and unknown arguments),
+    then each parameter's problems, at most `_PER_SOURCE` of them, so that
+    one parameter with a million bad items neither hides the others nor
+    costs more than a bounded number of errors.
+    """
+    schema = validator.schema
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict) or not _is_object(instance):
+        yield from validator.iter_errors(instance)
+        return
+    shallow = {**schema, "properties": dict.fromkeys(properties, True)}
+    yield from type(validator)(
+        shallow, format_checker=validator.format_checker
+    ).iter_errors(instance)
+    for name, sub in properties.items():
+        if name not in instance:
+            continue
+        value = instance[name]
+        check = checks.get(name)
+        if check is not None and check(value):
+            continue
+        yield from _capped(
+            validator.descend(value, sub, path=name, schema_path="properties"),
+            _PER_SOURCE,
+            cut,
+        )
 
 
 def _rank(path: tuple[Any, ...], order: list[str]) -> int:
@@ -529,32 +867,42 @@ def _rank(path: tuple[Any, ...], order: list[str]) -> int:
     return order.index(path[0]) if path[0] in order else len(order)
 
 
-def _describe(error: Any) -> list[str]:
+def _describe(error: Any, cut: list[bool]) -> Iterator[_Problem]:
     if error.validator in ("anyOf", "oneOf") and error.context:
-        return _describe_union(error)
-    path = list(error.absolute_path)
+        if getattr(error, "cut", False):
+            cut.append(True)
+        yield from _describe_union(error, cut)
+        return
+    path = tuple(error.absolute_path)
     if error.validator == "required":
         missing = error.message.split("'")[1] if "'" in error.message else "?"
-        return [f"{_path([*path, missing])}: required property is missing"]
-    if error.validator == "additionalProperties" and error.validator_value is False:
-        return _describe_extra(error, path)
-    return [f"{_path(path)}: {_reason(error)}"]
+        yield _Problem(
+            (*path, missing),
+            "required",
+            f"{_path([*path, missing])}: required property is missing",
+        )
+    elif error.validator == "additionalProperties" and error.validator_value is False:
+        yield from _describe_extra(error, path)
+    else:
+        yield _Problem(path, error.validator, f"{_path(path)}: {_reason(error)}")
 
 
-def _describe_extra(error: Any, path: list[Any]) -> list[str]:
+def _describe_extra(error: Any, path: tuple[Any, ...]) -> Iterator[_Problem]:
     known = list(error.schema.get("properties", {}))
     valid = ", ".join(known) if known else "none"
     kind = "argument" if not path else "field"
-    extras = [key for key in error.instance if key not in known]
-    return [
-        f"{_path([*path, key])}: unknown {kind}; valid {kind}s: {valid}"
-        for key in extras
-    ]
+    for key in _extra_keys(error.instance, error.schema):
+        yield _Problem(
+            (*path, key),
+            "additionalProperties",
+            f"{_path([*path, key])}: unknown {kind}; valid {kind}s: {valid}",
+        )
 
 
-def _describe_union(error: Any) -> list[str]:
+def _describe_union(error: Any, cut: list[bool]) -> Iterator[_Problem]:
     """Report the branch whose type fits the value; else list the types expected."""
-    depth = len(list(error.absolute_path))
+    path = tuple(error.absolute_path)
+    depth = len(path)
     by_branch: dict[int, list[Any]] = {}
     for sub in error.context:
         by_branch.setdefault(sub.relative_schema_path[0], []).append(sub)
@@ -562,12 +910,13 @@ def _describe_union(error: Any) -> list[str]:
         subs
         for subs in by_branch.values()
         if not any(
-            sub.validator == "type" and len(list(sub.absolute_path)) == depth
-            for sub in subs
+            sub.validator == "type" and len(sub.absolute_path) == depth for sub in subs
         )
     ]
     if len(fitting) == 1:
-        return [line for sub in fitting[0] for line in _describe(sub)]
+        for sub in fitting[0]:
+            yield from _describe(sub, cut)
+        return
     kinds = [
         branch.get("type")
         for branch in error.validator_value
@@ -575,12 +924,10 @@ def _describe_union(error: Any) -> list[str]:
     ]
     if kinds and all(isinstance(kind, str) for kind in kinds):
         expected = " or ".join(dict.fromkeys(str(kind) for kind in kinds))
-        return [
-            f"{_path(list(error.absolute_path))}: expected {expected}, got {_got(error.instance)}"
-        ]
-    return [
-        f"{_path(list(error.absolute_path))}: {_show(error.instance)} does not match any of the allowed forms"
-    ]
+        line = f"{_path(path)}: expected {expected}, got {_got(error.instance)}"
+    else:
+        line = f"{_path(path)}: {_show(error.instance)} does not match any of the allowed forms"
+    yield _Problem(path, error.validator, line)
 
 
 def _reason(error: Any) -> str:
@@ -609,11 +956,10 @@ def _reason(error: Any) -> str:
 
 def _cause(error: Any) -> str:
     cause = getattr(error, "cause", None)
-    return (
-        f" ({cause})"
-        if cause is not None and str(cause) and repr(error.instance) not in str(cause)
-        else ""
-    )
+    text = _show(str(cause), 120)[1:-1] if cause is not None else ""
+    instance = error.instance
+    repeats = isinstance(instance, str) and len(instance) <= 120 and instance in text
+    return f" ({text})" if text and not repeats else ""
 
 
 def _got(value: Any) -> str:
@@ -625,6 +971,7 @@ def _types(declared: Any) -> str:
 
 
 def _json_kind(value: Any) -> str:
+    """The JSON type of a value, or its Python type when it is not JSON (from a Python caller)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -635,22 +982,84 @@ def _json_kind(value: Any) -> str:
         return "number"
     if isinstance(value, str):
         return "string"
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, list):
         return "array"
-    if isinstance(value, (dict, Mapping)):
-        return "object"
+    if isinstance(value, dict):
+        return "object" if _string_keys(value) else "dict with non-string keys"
     return type(value).__name__
 
 
 def _show(value: Any, limit: int = 60) -> str:
-    """A value as the model sent it, in JSON, shortened."""
-    import json
-
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
+    """A value as the model sent it, in JSON, shortened; the work is bounded by `limit`."""
+    out: list[str] = []
+    _render(value, out, limit + 1)
+    text = "".join(out)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _render(value: Any, out: list[str], budget: int) -> int:
+    """Append at least `budget` characters of `value`'s JSON (or all of it) to `out`."""
+    if isinstance(value, (list, tuple, dict)):
+        return _render_container(value, out, budget)
+    if value is None or isinstance(value, bool):
+        piece = "null" if value is None else ("true" if value else "false")
+    elif isinstance(value, str):
+        import json
+
+        piece = json.dumps(value[:budget], ensure_ascii=False)
+    elif isinstance(value, int):
+        piece = _int_text(value)
+    elif isinstance(value, float):
+        piece = _float_text(value)
+    else:
+        piece = _safe_repr(value)[:budget]
+    out.append(piece)
+    return budget - len(piece)
+
+
+def _render_container(
+    value: list[Any] | tuple[Any, ...] | dict[Any, Any], out: list[str], budget: int
+) -> int:
+    mapping = isinstance(value, dict)
+    out.append("{" if mapping else "[")
+    budget -= 1
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for index, (key, item) in enumerate(items):
+        if budget <= 0:
+            return budget
+        if index:
+            out.append(", ")
+            budget -= 2
+        if mapping:
+            budget = _render(key, out, budget)
+            out.append(": ")
+            budget -= 2
+        budget = _render(item, out, budget)
+    out.append("}" if mapping else "]")
+    return budget - 1
+
+
+def _float_text(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
+
+
+def _int_text(value: int) -> str:
+    """An int's digits; for a huge one (whose conversion to text is slow), its size."""
+    if value.bit_length() <= 256:
+        return str(value)
+    digits = int(value.bit_length() * math.log10(2)) + 1
+    return f"<an integer of about {digits:,} digits>"
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        return repr(value)
+    except Exception:  # a Python caller's object whose repr is broken
+        return f"<{type(value).__name__}>"
 
 
 def _path(parts: Sequence[Any]) -> str:
