@@ -412,3 +412,39 @@ def test_init_refuses_to_overwrite(tmp_path: pathlib.Path) -> None:
     )
     assert mine.read_text(encoding="utf-8") == "# mine\n"
     assert not (tmp_path / "tools.py").exists()
+
+
+def test_call_prints_one_line_per_part_and_saves_them(tmp_path: pathlib.Path) -> None:
+    from tests import media
+
+    shown = toolkit("call", "tests/cli_targets/media.py", "chart", '{"title": "Sales"}')
+    assert shown.returncode == 0, shown.stderr
+    png = len(media.png())
+    assert shown.stdout == (
+        "Chart: Sales\n"
+        f"[Image: image/png, {png:,} bytes]\n"
+        "[File: text/csv, 8 bytes]\n"
+        "[Image: image/png, https://example.com/big.png]\n"
+    )
+    out = tmp_path / "parts"
+    saved = toolkit(
+        "call",
+        "tests/cli_targets/media.py",
+        "chart",
+        '{"title": "Sales"}',
+        "--save-parts",
+        str(out),
+    )
+    assert saved.returncode == 0, saved.stderr
+    assert (out / "part-1.png").read_bytes() == media.png()
+    assert (out / "data.csv").read_bytes() == b"a,b\n1,2\n"
+    assert (out / "part-3.url").read_text() == "https://example.com/big.png\n"
+    assert f"saved to {out / 'part-1.png'}" in saved.stdout
+    notes = toolkit(
+        "call", "tests/cli_targets/media.py", "notes", "--save-parts", str(out)
+    )
+    assert (
+        notes.stdout.splitlines()[-1]
+        == f"[Resource: text/markdown, file:///notes.md] saved to {out / 'part-1.md'}"
+    )
+    assert (out / "part-1.md").read_text() == "# Notes"

@@ -37,3 +37,18 @@ def test_agent_loop_runs_every_provider() -> None:
     assert done.stdout.count("RuntimeError: calendar service unavailable") == 5
     assert done.stdout.count("[UI, not sent to the model]") == 4
     assert done.stderr == ""
+
+
+def test_vision_loop_sends_the_chart_to_every_api_as_media() -> None:
+    done = _run("vision_loop.py")
+    for name in ("openai", "openai_responses", "anthropic", "gemini", "mcp"):
+        assert f"=== {name}" in done.stdout
+    assert (
+        '"type": "image_url"' in done.stdout
+    )  # Chat: the user message after the tool message
+    assert '"type": "input_image"' in done.stdout  # Responses
+    assert '"media_type": "image/png"' in done.stdout  # Anthropic
+    assert '"displayName": "sales_chart-1.png"' in done.stdout  # Gemini
+    assert '"mimeType": "image/png"' in done.stdout  # MCP
+    assert done.stdout.count("Sales of the last 3 months: [3, 5, 4].") == 5
+    assert done.stderr == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import pathlib
@@ -252,3 +253,57 @@ def test_parse_address() -> None:
     for bad in ("host:", "host:http", "host:70000"):
         with pytest.raises(ValueError, match="give HOST:PORT"):
             parse_address(bad)
+
+
+def test_served_content_parts_reach_the_official_client_as_mcp_content() -> None:
+    """A tool returning an image, a file and a resource, served over stdio."""
+    from mcp.types import EmbeddedResource, ImageContent, ResourceLink
+
+    from tests import media
+
+    async def main() -> None:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=[
+                "-m",
+                "toolkit",
+                "serve",
+                str(ROOT / "tests" / "cli_targets" / "media.py"),
+            ],
+            cwd=str(ROOT),
+        )
+        with anyio.fail_after(LIMIT):
+            async with (
+                stdio_client(params) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                listed = await session.list_tools()
+                assert all(item.output_schema is None for item in listed.tools)
+                result = await session.call_tool("chart", {"title": "Sales"})
+                assert result.is_error is False
+                kinds = [type(block) for block in result.content]
+                assert kinds == [
+                    TextContent,
+                    ImageContent,
+                    EmbeddedResource,
+                    ResourceLink,
+                ]
+                image = result.content[1]
+                assert isinstance(image, ImageContent)
+                assert (image.mime_type, base64.b64decode(image.data)) == (
+                    "image/png",
+                    media.png(),
+                )
+                notes = await session.call_tool("notes", {})
+                embedded = notes.content[0]
+                assert isinstance(embedded, EmbeddedResource)
+                assert embedded.resource.model_dump(
+                    by_alias=True, exclude_none=True
+                ) == {
+                    "uri": "file:///notes.md",
+                    "mimeType": "text/markdown",
+                    "text": "# Notes",
+                }
+
+    anyio.run(main)

@@ -61,3 +61,12 @@ def test_the_definition_error_example_is_real() -> None:
         1,
     )[1].split("\n```", 1)[0]
     assert str(caught.value) == shown
+
+
+def test_returning_images_runs_and_prints_what_it_says() -> None:
+    code = _block_after("## Returning images and files")
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        exec(compile(code, "README.md", "exec"), {})
+    expected = code.rsplit("# ", 1)[1].strip()
+    assert shown.getvalue().strip() == expected

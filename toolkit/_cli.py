@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import Any, Final
 
 from . import __version__
+from ._content import Text, describe, save_part
 from ._lint import Finding, lint
 from ._tool import Tool
 from ._toolset import EXPORT_FORMATS, ToolSet
@@ -87,6 +88,7 @@ examples:
   toolkit call tools.py word_count '{"text": "to be or not to be", "unique": true}'
   toolkit call tools.py:tools capital '{"country": "Japan"}' --agent-id me
   toolkit call my_package.tools list_files
+  toolkit call tools.py screenshot '{"url": "https://example.com"}' --save-parts out/
 """,
     "lint": """\
 examples:
@@ -149,7 +151,8 @@ def _parser() -> argparse.ArgumentParser:
     call = command(
         "call",
         "call one tool and print the result text",
-        "Call one tool as a model would and print the text the model would read;\n"
+        "Call one tool as a model would and print the text the model would read,\n"
+        "then one line per image, audio, file or resource it returned;\n"
         "exit status 1 on an error result.",
     )
     call.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
@@ -167,6 +170,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     call.add_argument(
         "--agent-id", default="cli", help="the agent id the tool sees (default: cli)"
+    )
+    call.add_argument(
+        "--save-parts",
+        metavar="DIR",
+        help="write the result's images, audio, files and resources into DIR",
     )
     call.set_defaults(run=_call)
 
@@ -232,6 +240,12 @@ def _schema(tools: ToolSet, options: argparse.Namespace) -> int:
 def _call(tools: ToolSet, options: argparse.Namespace) -> int:
     result = tools.execute(options.agent_id, "cli", options.tool, options.args)
     print(result.text)
+    media = [part for part in result.content if not isinstance(part, Text)]
+    for index, part in enumerate(media, start=1):
+        line = f"[{describe(part)}]"
+        if options.save_parts:
+            line += f" saved to {save_part(part, options.save_parts, index)}"
+        print(line)
     return 1 if result.is_error else 0
 
 

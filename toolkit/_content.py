@@ -31,6 +31,7 @@ __all__ = [
     "describe",
     "is_content",
     "joined_text",
+    "save_part",
     "sniff",
     "with_text",
 ]
@@ -462,3 +463,30 @@ def with_text(parts: tuple[Part, ...], text: str) -> tuple[Part, ...]:
             out.append(Text(text))
             placed = True
     return tuple(out)
+
+
+def save_part(part: Part, folder: str | os.PathLike[str], index: int) -> str:
+    """Write a part's bytes or text into `folder`; return the path written.
+
+    The file is named after the part (a file's or a link's name) or numbered
+    by `index`, with the extension of its MIME type. A part given by URL is
+    written as a `.url` file holding the URL.
+    """
+    import mimetypes
+
+    os.makedirs(folder, exist_ok=True)
+    mime_type = getattr(part, "mime_type", None) or "application/octet-stream"
+    data: bytes | None = getattr(part, "data", None)
+    if data is None and isinstance(part, Resource) and part.text is not None:
+        data = part.text.encode()
+    if data is None:
+        where: str = getattr(part, "url", None) or getattr(part, "uri", None) or ""
+        data = where.encode() + b"\n"
+        extension = ".url"
+    else:
+        extension = mimetypes.guess_extension(mime_type) or ".bin"
+    name = getattr(part, "name", None) or f"part-{index}{extension}"
+    path = os.path.join(folder, os.path.basename(name))
+    with open(path, "wb") as handle:
+        handle.write(data)
+    return path
