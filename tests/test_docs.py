@@ -221,3 +221,16 @@ def test_install_hints_name_the_distribution() -> None:
         if wrong.search(line)
     ]
     assert offenders == []
+
+
+def test_the_api_reference_covers_every_public_name() -> None:
+    import toolkit
+
+    reference = (DOCS / "reference.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^::: ([\w.]+)$", reference, re.MULTILINE))
+    public = {f"toolkit.{name}" for name in toolkit.__all__}
+    providers = {
+        f"toolkit.providers.{name}"
+        for name in ("openai", "openai_responses", "anthropic", "gemini", "mcp")
+    }
+    assert public | providers <= documented
