@@ -17,6 +17,7 @@ from typing import Any, Final
 from ._content import PART_TYPES, is_content
 from ._context import Context
 from ._convert import Converter, Converters, null_stripper, to_float, to_int
+from ._defaults import fresh
 from ._exceptions import ContentError
 from ._json import dumps, to_jsonable
 from ._log import log_failure
@@ -64,6 +65,9 @@ class Invoker:
             item.name for item in fields if _takes_strings(item.node)
         )
         self._positional = positional  # (name, default) of each, in order
+        self._fill = tuple(
+            (item.name, item.default, item.factory) for item in fields if item.fill
+        )  # defaults the function does not have itself (pydantic's Field)
 
         self.direct = self._direct_check()
         """Set when valid arguments can be passed to the function as they are: the fast path."""
@@ -82,6 +86,7 @@ class Invoker:
             or self._strip is not None
             or self._context is not None
             or self._positional
+            or self._fill
         ):
             return None
         finals: dict[Converter, type] = {to_int: int, to_float: float}
@@ -131,9 +136,31 @@ class Invoker:
                 return repaired
             args = repaired
         kwargs = self._convert(args)
-        if isinstance(kwargs, ToolResult) or self._context is None:
+        if isinstance(kwargs, ToolResult):
+            return kwargs
+        if self._fill:
+            kwargs = self._filled(kwargs)
+            if isinstance(kwargs, ToolResult):
+                return kwargs
+        if self._context is None:
             return kwargs
         kwargs[self._context] = Context(agent_id, call_id, self.name, deps)
+        return kwargs
+
+    def _filled(self, kwargs: dict[str, Any]) -> dict[str, Any] | ToolResult:
+        """Add the defaults the function does not have itself, for arguments left out."""
+        missing = [item for item in self._fill if item[0] not in kwargs]
+        if not missing:
+            return kwargs
+        kwargs = dict(kwargs)  # never the caller's dict
+        for name, value, factory in missing:
+            try:
+                kwargs[name] = factory() if factory is not None else fresh(value)
+            except Exception as error:
+                log_failure("The default of %r failed", name, error=error)
+                return ToolResult.error(
+                    f'The default of "{name}" for tool "{self.name}" could not be made: {error_text(error)}'
+                )
         return kwargs
 
     def validate(self, args: Any) -> ToolResult | None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:
     import enum
+    from collections.abc import Callable
 
     from ._param import Param
 
@@ -197,9 +198,22 @@ class UnionType(TypeNode):
 
 
 class Field:
-    """One field of an object type or one parameter of a function."""
+    """One field of an object type or one parameter of a function.
 
-    __slots__ = ("default", "description", "name", "node", "required")
+    `factory` makes the default for each call (pydantic's `default_factory`);
+    `fill` says that the call must pass the default, since the function's
+    own default is not it (`x: int = Field(1)`, `Annotated[int, Field(default=1)]`).
+    """
+
+    __slots__ = (
+        "default",
+        "description",
+        "factory",
+        "fill",
+        "name",
+        "node",
+        "required",
+    )
 
     def __init__(
         self,
@@ -209,12 +223,16 @@ class Field:
         required: bool,
         default: Any = MISSING,
         description: str | None = None,
+        factory: Callable[[], Any] | None = None,
+        fill: bool = False,
     ) -> None:
         self.name = name
         self.node = node
         self.required = required
         self.default = default
         self.description = description
+        self.factory = factory
+        self.fill = fill
 
     def __repr__(self) -> str:
         return (

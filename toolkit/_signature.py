@@ -23,6 +23,7 @@ from ._callables import (
     Parameter,
     Target,
 )
+from ._defaults import read_default
 from ._docstrings import Docstring, DocstringStyle, parse_docstring
 from ._exceptions import ToolDefinitionError
 from ._nodes import (
@@ -214,17 +215,19 @@ class _Analysis:
             )
             return None
         annotation = hints.get(name, Any)
+        default = read_default(name, parameter.default, annotation, empty=EMPTY)
         try:
-            node = self.translator.parameter(annotation)
+            node = self.translator.parameter(default.annotation)
             if node is None:
                 self.contexts.append(name)
                 return None
         except ToolDefinitionError as error:
             self.problems.append(f"parameter {name!r}: {error}")
             return None
-        default = MISSING if parameter.default is EMPTY else parameter.default
-        if default is not MISSING and not fits(default, node):
-            self.problems.append(_default_problem(name, default, annotation))
+        if default.problem is not None:
+            self.problems.append(default.problem)
+        elif default.value is not MISSING and not fits(default.value, node):
+            self.problems.append(_default_problem(name, default.value, annotation))
         description = (
             node.meta.description
             if node.meta and node.meta.description
@@ -233,9 +236,11 @@ class _Analysis:
         return Field(
             name=name,
             node=node,
-            required=default is MISSING,
-            default=default,
+            required=default.required,
+            default=default.value,
             description=description,
+            factory=default.factory,
+            fill=default.fill,
         )
 
     def _check_documented(self, docs: Docstring, parameters: list[Parameter]) -> None:
