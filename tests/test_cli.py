@@ -448,3 +448,17 @@ def test_call_prints_one_line_per_part_and_saves_them(tmp_path: pathlib.Path) ->
         == f"[Resource: text/markdown, file:///notes.md] saved to {out / 'part-1.md'}"
     )
     assert (out / "part-1.md").read_text() == "# Notes"
+
+
+def test_call_verbose_prints_the_traceback_to_stderr() -> None:
+    args = ("call", "tests/hostile_tools.py", "throw", '{"kind": "custom"}')
+    quiet = toolkit(*args)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (1, "Custom: mine\n", "")
+    for flag in ("--verbose", "-v"):
+        loud = toolkit(*args, flag)
+        assert (loud.returncode, loud.stdout) == (1, "Custom: mine\n")
+        assert loud.stderr.startswith(
+            "ERROR toolkit: Tool 'throw' raised Custom: mine\nTraceback (most recent call last):\n"
+        )
+        assert 'hostile_tools.py", line' in loud.stderr
+        assert loud.stderr.endswith("\nhostile_tools.Custom: mine\n")

@@ -549,14 +549,17 @@ def test_cancellation_propagates() -> None:
     asyncio.run(main())
 
 
-def test_cancelled_error_raised_by_a_tool_propagates() -> None:
+def test_cancelled_error_raised_by_a_tool_is_its_error_result() -> None:
+    """Only the caller's own cancellation propagates; the tool's is its result."""
+
     @tool
     async def cancels() -> str:
         """Cancels."""
-        raise asyncio.CancelledError
+        raise asyncio.CancelledError("by the tool")
 
-    with pytest.raises(asyncio.CancelledError):
-        asyncio.run(cancels.aexecute("a", "c", {}))
+    expected = ToolResult.error("CancelledError: by the tool")
+    assert asyncio.run(cancels.aexecute("a", "c", {})) == expected
+    assert run(cancels, {}) == expected
 
 
 # ---------------------------------------------------------------- async, threads, timeouts

@@ -70,3 +70,14 @@ def test_returning_images_runs_and_prints_what_it_says() -> None:
         exec(compile(code, "README.md", "exec"), {})
     expected = code.rsplit("# ", 1)[1].strip()
     assert shown.getvalue().strip() == expected
+
+
+def test_the_middleware_example_runs_as_written() -> None:
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        exec(_block_after("### Middleware"), {})  # the README's own code
+    assert output.getvalue().splitlines() == [
+        "Deleted a.txt.",
+        "delete_file needs an admin.",
+        "['c1: Deleted a.txt.']",
+    ]

@@ -176,6 +176,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write the result's images, audio, files and resources into DIR",
     )
+    call.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print what the toolkit logger records, tracebacks included, to stderr",
+    )
     call.set_defaults(run=_call)
 
     check = command(
@@ -238,6 +244,8 @@ def _schema(tools: ToolSet, options: argparse.Namespace) -> int:
 
 
 def _call(tools: ToolSet, options: argparse.Namespace) -> int:
+    if options.verbose:
+        _log_to_stderr()
     result = tools.execute(options.agent_id, "cli", options.tool, options.args)
     print(result.text)
     media = [part for part in result.content if not isinstance(part, Text)]
@@ -247,6 +255,17 @@ def _call(tools: ToolSet, options: argparse.Namespace) -> int:
             line += f" saved to {save_part(part, options.save_parts, index)}"
         print(line)
     return 1 if result.is_error else 0
+
+
+def _log_to_stderr() -> None:
+    """Show the `toolkit` logger's records (a failing tool's traceback) on stderr."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    found = logging.getLogger("toolkit")
+    found.addHandler(handler)
+    found.setLevel(logging.DEBUG)
 
 
 def _lint(tools: ToolSet, options: argparse.Namespace) -> int:

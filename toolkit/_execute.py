@@ -4,8 +4,9 @@
 keyword arguments of the function (parse, validate, convert, inject
 `Context`) or into an error result the model can act on; `run`/`arun` call the
 function and normalise what it returns or raises. Nothing the model sends and
-nothing the tool does escapes as an exception, except `KeyboardInterrupt`,
-`SystemExit`'s siblings that are not errors, and `asyncio.CancelledError`.
+nothing the tool does escapes as an exception but `KeyboardInterrupt` (and,
+from async code, the cancellation of the awaiting task): a value that cannot
+be sent, whatever its own methods do, is an error result too.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ._context import Context
 from ._convert import Converter, Converters, null_stripper, to_float, to_int
 from ._defaults import fresh
 from ._exceptions import ContentError
-from ._json import dumps, to_jsonable
+from ._json import TooDeep, dumps, refers_to_itself, to_jsonable, type_name
 from ._log import log_failure
 from ._nodes import Field, ScalarType, TypeNode, UnionType
 from ._results import ToolResult
@@ -34,7 +35,14 @@ from ._validation import (
 
 _CO_COROUTINE: Final = 0x80  # inspect.CO_COROUTINE
 
-__all__ = ["Invoker", "error_text", "normalise", "parse_arguments"]
+__all__ = [
+    "Invoker",
+    "checked_result",
+    "error_text",
+    "normalise",
+    "parse_arguments",
+    "safe_text",
+]
 
 _NO_ARGS: Final = ("", "null")
 
@@ -361,26 +369,69 @@ def _reject_constant(constant: str) -> Any:
 
 
 def normalise(value: Any, name: str) -> ToolResult:
-    """What a tool returned → a `ToolResult` (SPEC §3's table)."""
+    """What a tool returned → a `ToolResult` (SPEC §3's table).
+
+    Never raises (but for `KeyboardInterrupt`): a value that cannot be sent,
+    whatever its methods do when read, is an error result naming the tool
+    and the value's type.
+    """
     if type(value) is str:
         return ToolResult(value)
+    try:
+        return _normalised(value, name)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # the value's own code failed: this call's error
+        return _unsendable(value, name, error)
+
+
+def _normalised(value: Any, name: str) -> ToolResult:
     if isinstance(value, ToolResult):
-        if isinstance(value.text, str):
-            return value
-        return ToolResult.error(
-            f'Tool "{name}" returned a ToolResult whose text is {type(value.text).__name__}, not str.'
-        )
+        return checked_result(value, f'Tool "{name}"')
     if isinstance(value, str):
-        return ToolResult(str(value))
+        return ToolResult(str.__str__(value))  # the text it holds; no override runs
     if is_content(value):
         return _content_result(value, name)
-    try:
-        data = to_jsonable(value)
-        return ToolResult(dumps(data), structured=data)
-    except (TypeError, ValueError) as error:
+    data = to_jsonable(value)
+    return ToolResult(dumps(data), structured=data)
+
+
+def _unsendable(value: Any, name: str, error: BaseException) -> ToolResult:
+    if isinstance(error, TooDeep) and refers_to_itself(value):
+        reason = "it refers to itself"
+    elif type(error) in (TypeError, ValueError, TooDeep):  # toolkit's own reasons
+        reason = safe_text(error) or error_text(error)
+    else:
+        reason = error_text(error)
+    log_failure("The value that tool %r returned cannot be sent", name, error=error)
+    return ToolResult.error(
+        f'Tool "{name}" returned a value of type {type_name(value)} that cannot be sent as JSON: {reason}'
+    )
+
+
+def checked_result(result: Any, who: str) -> ToolResult:
+    """`result` if it is a `ToolResult` with `str` text, else an error result saying what `who` returned.
+
+    A `str` subclass for the text becomes the plain text it holds, so that
+    no overridden method of it runs later (truncation, providers).
+
+    Raises:
+        Exception: Reading the result's fields failed (a hostile subclass).
+    """
+    if not isinstance(result, ToolResult):
         return ToolResult.error(
-            f'Tool "{name}" returned a value of type {type(value).__qualname__} that cannot be sent as JSON: {error}'
+            f"{who} returned {type_name(result)}, not a ToolResult."
         )
+    text, is_error = result.text, result.is_error
+    if type(text) is str and type(is_error) is bool:
+        return result
+    if not isinstance(text, str):
+        return ToolResult.error(
+            f"{who} returned a ToolResult whose text is {type_name(text)}, not str."
+        )
+    return ToolResult(
+        str.__str__(text), bool(is_error), result.ui, result.structured, result.content
+    )
 
 
 def _content_result(value: Any, name: str) -> ToolResult:
@@ -395,9 +446,21 @@ def _content_result(value: Any, name: str) -> ToolResult:
 
 
 def error_text(error: BaseException) -> str:
-    """`"<ExceptionType>: <message>"`, or the type alone when the message is empty."""
-    message = str(error)
-    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+    """`"<ExceptionType>: <message>"`, or the type alone when the message is empty or cannot be read."""
+    message = safe_text(error)
+    name = type_name(error).rpartition(".")[2]
+    return f"{name}: {message}" if message else name
+
+
+def safe_text(value: object) -> str | None:
+    """`str(value)` as a plain `str`, or None when the value's `__str__` fails."""
+    try:
+        text = str(value)
+        return text if type(text) is str else str.__str__(text)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # a hostile __str__ must not break the call
+        return None
 
 
 def is_awaitable(value: Any) -> bool:

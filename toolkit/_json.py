@@ -3,6 +3,11 @@
 Handles what tools return in practice: dataclasses, NamedTuples, Enums,
 datetimes, UUIDs, Decimals, paths, bytes (base64), sets and pydantic models.
 Sets are sorted when their items can be, so the output is deterministic.
+Subclasses of `str`, `int` and `float` become the plain value they hold, so
+that no overridden method of theirs runs later. Nesting is limited to
+`MAX_DEPTH` containers: every JSON parser and SDK on the way accepts that
+much, and a value that refers to itself stops there instead of recursing
+until the stack runs out.
 """
 
 from __future__ import annotations
@@ -10,15 +15,26 @@ from __future__ import annotations
 import enum
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     import datetime
 
-__all__ = ["dumps", "to_jsonable"]
+__all__ = ["MAX_DEPTH", "TooDeep", "dumps", "refers_to_itself", "to_jsonable"]
 
-_PLAIN: Final = (str, int, bool, type(None))
+MAX_DEPTH: Final = 100
+"""Containers nested in a value sent as JSON, at most (pydantic's serialiser stops at 255)."""
+
+_EXACT: Final = frozenset({str, int, bool, type(None)})
+_SEARCH_LIMIT: Final = 100_000  # containers visited when looking for a cycle
+
+
+class TooDeep(ValueError):
+    """A value holds more than `MAX_DEPTH` nested containers."""
+
+    def __init__(self) -> None:
+        super().__init__(f"it is nested more than {MAX_DEPTH} levels deep")
 
 
 @functools.cache
@@ -28,39 +44,70 @@ def _encoder() -> Any:
     return json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def to_jsonable(value: Any) -> Any:  # a flat chain: one line per kind
+def to_jsonable(value: Any, depth: int = 0) -> Any:  # a flat chain: one line per kind
     """Convert `value` to data that `json.dumps` accepts.
+
+    Args:
+        value: The value.
+        depth: How many containers hold `value` already.
 
     Raises:
         TypeError: The value (or a value inside it) has no JSON form; the
             message names its type.
         ValueError: The value holds NaN or an infinity.
+        TooDeep: The value holds more than `MAX_DEPTH` nested containers (or
+            refers to itself).
     """
-    if isinstance(value, _PLAIN):
-        return value.value if isinstance(value, enum.Enum) else value
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return value
-        msg = f"{value} is not a JSON number"
-        raise ValueError(msg)
+    if type(value) in _EXACT:
+        return value
     if isinstance(value, enum.Enum):
-        return to_jsonable(value.value)
+        return to_jsonable(value.value, depth)
+    if isinstance(value, (str, int, float)):
+        return _scalar(value)
     if isinstance(value, Mapping):
-        return {_key(key): to_jsonable(item) for key, item in value.items()}
+        inner = _deeper(depth)
+        return {_key(key): to_jsonable(item, inner) for key, item in value.items()}
     if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {key: to_jsonable(item) for key, item in value._asdict().items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(item) for item in value]
-    if isinstance(value, (set, frozenset)):
-        return _sorted_if_possible([to_jsonable(item) for item in value])
-    if hasattr(type(value), "__dataclass_fields__"):  # a dataclass instance
-        import dataclasses  # loaded already: the value is a dataclass
-
+        inner = _deeper(depth)
         return {
-            item.name: to_jsonable(getattr(value, item.name))
-            for item in dataclasses.fields(value)
+            _key(key): to_jsonable(item, inner) for key, item in value._asdict().items()
         }
+    if isinstance(value, (list, tuple)):
+        inner = _deeper(depth)
+        return [to_jsonable(item, inner) for item in value]
+    if isinstance(value, (set, frozenset)):
+        inner = _deeper(depth)
+        return _sorted_if_possible([to_jsonable(item, inner) for item in value])
+    if hasattr(type(value), "__dataclass_fields__"):  # a dataclass instance
+        inner = _deeper(depth)
+        return {name: to_jsonable(item, inner) for name, item in _fields(value)}
     return _special(value)
+
+
+def _scalar(value: str | int | float) -> str | int | float:
+    """The plain `str`, `int` or finite `float` that a subclass instance holds."""
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):  # bool is final: only int subclasses get here
+        return int.__index__(value)
+    plain = float.__float__(value)
+    if math.isfinite(plain):
+        return plain
+    msg = f"{plain} is not a JSON number"
+    raise ValueError(msg)
+
+
+def _deeper(depth: int) -> int:
+    if depth >= MAX_DEPTH:
+        raise TooDeep
+    return depth + 1
+
+
+def _fields(value: Any) -> Iterator[tuple[str, Any]]:
+    import dataclasses  # loaded already: the value is a dataclass
+
+    for item in dataclasses.fields(value):
+        yield item.name, getattr(value, item.name)
 
 
 def _special(value: Any) -> Any:
@@ -80,7 +127,7 @@ def _special(value: Any) -> Any:
         return base64.b64encode(value).decode("ascii")
     if hasattr(value, "model_dump") and hasattr(type(value), "model_json_schema"):
         return value.model_dump(mode="json")
-    msg = f"a value of type {type(value).__qualname__} cannot be converted to JSON"
+    msg = f"a value of type {type_name(value)} cannot be converted to JSON"
     raise TypeError(msg)
 
 
@@ -97,13 +144,15 @@ def dumps(value: Any) -> str:
 
 
 def _key(key: Any) -> str:
-    if isinstance(key, str):
-        return str(key.value) if isinstance(key, enum.Enum) else key
+    if type(key) is str:
+        return key
     if isinstance(key, enum.Enum):
-        return str(key.value)
+        return _key(key.value)
+    if isinstance(key, str):
+        return str.__str__(key)
     if isinstance(key, (int, float, bool)) or key is None:
         return str(_encoder().encode(key))
-    msg = f"a dict key of type {type(key).__qualname__} cannot be a JSON object key"
+    msg = f"a dict key of type {type_name(key)} cannot be a JSON object key"
     raise TypeError(msg)
 
 
@@ -124,3 +173,64 @@ def _duration(value: datetime.timedelta) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{sign}P{value.days}DT{int(hours)}H{int(minutes)}M{secs:g}S"
+
+
+_QUALNAME: Final = type.__dict__["__qualname__"]
+
+
+def type_name(value: object) -> str:
+    """The qualified name of `value`'s class, read so that no code of the value runs."""
+    return str(_QUALNAME.__get__(type(value)))
+
+
+def refers_to_itself(value: Any) -> bool:
+    """Whether `value` holds itself within `MAX_DEPTH` levels (asked after `TooDeep`).
+
+    Walks the containers that `to_jsonable` walks, in the same order, depth
+    first, so the path that ran too deep is the one examined. Gives up (False)
+    after `_SEARCH_LIMIT` containers, or when reading a container fails.
+    """
+    on_path: set[int] = set()
+    stack: list[tuple[int, Iterator[Any]]] = []
+    visited = 0
+    node = value
+    try:
+        while True:
+            children = _children(node)
+            if children is not None:
+                if id(node) in on_path:
+                    return True
+                visited += 1
+                if visited > _SEARCH_LIMIT or len(stack) > MAX_DEPTH:
+                    return False
+                on_path.add(id(node))
+                stack.append((id(node), children))
+            while stack:  # on to the next item of the deepest unfinished container
+                node = next(stack[-1][1], _END)
+                if node is not _END:
+                    break
+                on_path.discard(stack.pop()[0])
+            else:
+                return False
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # a container that cannot be read shows no cycle
+        return False
+
+
+_END: Final = object()
+
+
+def _children(value: Any) -> Iterator[Any] | None:
+    """The items `to_jsonable` would convert inside `value`, or None for a leaf."""
+    if type(value) in _EXACT or isinstance(value, (str, int, float, enum.Enum)):
+        return None
+    if isinstance(value, Mapping):
+        return iter(list(value.values()))
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return iter(list(value._asdict().values()))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return iter(list(value))
+    if hasattr(type(value), "__dataclass_fields__"):
+        return iter([item for _, item in _fields(value)])
+    return None

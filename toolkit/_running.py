@@ -1,110 +1,417 @@
-"""Where a tool's code runs: inline, in a worker thread, or on an event loop, with timeouts.
+"""Where a tool's code runs: inline, in toolkit's worker threads, or on an event loop.
 
-A sync function called from async code runs in a worker thread (the context
-variables of the caller go with it), so the event loop never blocks. A
-timeout ends the *wait*: an async tool is cancelled, but a thread cannot be
+A sync function called from async code runs in a thread of a `ThreadPool`
+(the caller's context variables go with it), so the event loop never
+blocks. The pool is toolkit's own rather than asyncio's default executor:
+its size is known and configurable, and its threads are daemons, so a
+thread left running never holds up `asyncio.run` or the interpreter's exit.
+
+A timeout ends the *wait*. An async tool is cancelled; a thread cannot be
 killed in Python, so a sync tool that times out keeps running in its thread
-until it returns, and its result is dropped. `asyncio` is imported only when
-async code runs.
+until it returns, and its result is dropped. That thread still counts
+against the pool's size (the log says so when such threads fill the pool);
+a call whose caller stopped waiting before it started never starts.
+
+Whatever a tool raises reaches its caller as that call's outcome. Some
+exceptions cannot travel as themselves: asyncio cannot set `StopIteration`
+on a Future, and a `CancelledError` raised by a tool must not pass for the
+cancellation of the task that awaits it. They travel wrapped in `Raised`.
+`asyncio` is imported only when async code runs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
+import queue
+import sys
 import threading
+import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
-__all__ = ["TimedOut", "block_on", "bounded", "in_thread", "thread_with_timeout"]
+from ._log import log_warning
+
+__all__ = [
+    "DEFAULT_MAX_THREADS",
+    "Raised",
+    "ThreadPool",
+    "TimedOut",
+    "await_tool",
+    "block_on",
+    "call_in_thread",
+    "caller_cancelled",
+    "default_pool",
+    "in_thread",
+]
+
+DEFAULT_MAX_THREADS: Final = 64
+"""Threads of the pool shared by every `ToolSet` without `max_threads` (and by lone tools)."""
+
+_IDLE_SECONDS: Final = 30.0  # a worker thread with nothing to do for this long ends
+_TASKS_COUNT_CANCELLING: Final = sys.version_info >= (3, 11)  # Task.cancelling()
+
+_PENDING, _RUNNING, _DONE, _SKIPPED = range(4)
 
 
 class TimedOut(Exception):  # an outcome, not a failure of toolkit
-    """The call did not finish within its timeout."""
+    """The call did not finish within its timeout.
+
+    Attributes:
+        note: What became of the call's thread, for the log ("" for async calls).
+    """
+
+    def __init__(self, note: str = "") -> None:
+        super().__init__(note)
+        self.note = note
 
 
-async def bounded(awaitable: Awaitable[Any], timeout: float | None) -> Any:
-    """Await `awaitable`; raise `TimedOut` after `timeout` seconds and cancel it."""
-    if timeout is None:
-        return await awaitable
-    import asyncio
+class Raised(Exception):
+    """An exception that a tool raised, carried where it cannot travel as itself.
 
-    task = asyncio.ensure_future(awaitable)
+    Attributes:
+        error: The exception the tool raised.
+    """
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+class _Job:
+    """One call of a sync function in a pool thread."""
+
+    __slots__ = ("abandoned", "context", "error", "notify", "state", "thunk", "value")
+
+    def __init__(self, thunk: Callable[[], Any], notify: Callable[[], None]) -> None:
+        self.thunk: Callable[[], Any] | None = thunk
+        self.notify = notify
+        self.context = contextvars.copy_context()
+        self.state = _PENDING
+        self.abandoned = False
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+    def outcome(self) -> Any:
+        """The function's value; what it raised comes wrapped in `Raised`."""
+        if self.error is not None:
+            raise Raised(self.error)
+        return self.value
+
+
+class ThreadPool:
+    """Daemon threads that run sync tools, at most `max_threads` at once.
+
+    Threads start when calls need them and end after some time without
+    work. A call whose caller stopped waiting (a timeout, a cancellation)
+    keeps its thread until the function returns: such a thread still counts
+    against `max_threads`, and a warning goes to the `toolkit` logger when
+    they hold every thread of the pool, since other calls then wait.
+
+    Args:
+        max_threads: The most threads running at once (at least 1).
+    """
+
+    def __init__(self, max_threads: int) -> None:
+        self.max_threads = max_threads
+        self._start_afresh()
+        _POOLS.add(self)
+
+    def _start_afresh(self) -> None:
+        self._lock = threading.Lock()
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._idle = threading.Semaphore(0)  # idle threads that no call has claimed
+        self._threads = 0
+        self._held = 0  # threads running a call that nobody waits for
+        self._warned = False
+
+    @property
+    def threads(self) -> int:
+        """The threads alive now."""
+        return self._threads
+
+    @property
+    def held(self) -> int:
+        """The threads running a call whose caller stopped waiting."""
+        return self._held
+
+    def __repr__(self) -> str:
+        return f"ThreadPool(max_threads={self.max_threads}, threads={self._threads}, held={self._held})"
+
+    def submit(self, thunk: Callable[[], Any], notify: Callable[[], None]) -> _Job:
+        """Queue `thunk`; `notify()` is called from the worker thread when it is done.
+
+        Raises:
+            RuntimeError: No thread could be started and none is running.
+        """
+        job = _Job(thunk, notify)
+        self._jobs.put(job)
+        if self._idle.acquire(blocking=False):
+            return job  # an idle thread takes it
+        with self._lock:
+            start = self._threads < self.max_threads
+            if start:
+                self._threads += 1
+            warn = not start and self._held > 0 and not self._warned
+            self._warned = self._warned or warn
+        if start:
+            self._start_thread(job)
+        elif warn:
+            log_warning(
+                "All %d threads for sync tools are busy, %d of them with calls that "
+                "timed out and are still running; other sync calls wait for a free "
+                "thread. Give the pool more threads (ToolSet(max_threads=...)) or make "
+                "the slow tools return sooner",
+                self.max_threads,
+                self._held,
+            )
+        return job
+
+    def _start_thread(self, job: _Job) -> None:
+        try:
+            threading.Thread(
+                target=self._work, name="toolkit-worker", daemon=True
+            ).start()
+        except RuntimeError:  # the system refuses more threads
+            with self._lock:
+                self._threads -= 1
+                alone = self._threads == 0
+                if alone:
+                    job.state = _SKIPPED
+            if alone:  # nobody would ever run it
+                raise
+
+    def abandon(self, job: _Job) -> str | None:
+        """The caller stops waiting for `job`.
+
+        Returns:
+            None when the job has finished (its outcome stands), else a note
+            for the log on what becomes of it.
+        """
+        with self._lock:
+            if job.state == _DONE:
+                return None
+            if job.state == _PENDING:
+                job.state = _SKIPPED
+                return f"; it never started: all {self.max_threads} threads for sync tools were busy"
+            job.abandoned = True
+            self._held += 1
+            held = self._held
+        return (
+            f"; its thread runs until the function returns "
+            f"({held} of {self.max_threads} threads are held by such calls)"
+        )
+
+    def _work(self) -> None:
+        while True:
+            try:
+                job = self._jobs.get(timeout=_IDLE_SECONDS)
+            except queue.Empty:
+                if self._retire():
+                    return
+                continue
+            self._run(job)
+            self._idle.release()
+
+    def _retire(self) -> bool:
+        with self._lock:
+            if self._jobs.empty() and self._idle.acquire(blocking=False):
+                self._threads -= 1
+                return True
+        return False
+
+    def _run(self, job: _Job) -> None:
+        with self._lock:
+            if job.state != _PENDING:
+                return  # its caller stopped waiting before it started
+            job.state = _RUNNING
+        thunk, job.thunk = job.thunk, None
+        try:
+            job.value = job.context.run(thunk)  # type: ignore[arg-type]
+        except BaseException as error:  # every exception goes back to the caller
+            job.error = error
+        with self._lock:
+            job.state = _DONE
+            abandoned = job.abandoned
+            if abandoned:
+                self._held -= 1
+                self._warned = False
+        if not abandoned:
+            with contextlib.suppress(Exception):  # the worker must outlive any waiter
+                job.notify()
+
+
+_POOLS: weakref.WeakSet[ThreadPool] = weakref.WeakSet()
+_default: ThreadPool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> ThreadPool:
+    """The pool shared by tools that are not run through a `ToolSet` with its own."""
+    global _default  # made on first use
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = ThreadPool(DEFAULT_MAX_THREADS)
+    return _default
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of its parent's threads: every pool starts empty."""
+    global _default_lock
+    _default_lock = threading.Lock()
+    for pool in list(_POOLS):
+        pool._start_afresh()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+# ------------------------------------------------------------------ waiting
+
+
+def call_in_thread(
+    thunk: Callable[[], Any], timeout: float | None, pool: ThreadPool | None
+) -> Any:
+    """Run a sync thunk in a pool thread and wait for it, from sync code.
+
+    Raises:
+        TimedOut: It ran past `timeout`.
+        Raised: It raised (the exception is in `.error`).
+    """
+    pool = pool or default_pool()
+    finished = threading.Event()
+    job = pool.submit(thunk, finished.set)
     try:
-        done, _ = await asyncio.wait({task}, timeout=timeout)
-    except asyncio.CancelledError:
-        task.cancel()
+        done = finished.wait(timeout)
+    except BaseException:  # an interrupt while waiting
+        pool.abandon(job)
         raise
-    if not done:
-        task.cancel()
-        raise TimedOut
-    return task.result()
+    note = None if done else pool.abandon(job)
+    if note is not None:
+        raise TimedOut(note)
+    return job.outcome()
 
 
-async def in_thread(thunk: Callable[[], Any], timeout: float | None) -> Any:
-    """Run a sync thunk in a worker thread, with the caller's context variables.
+async def in_thread(
+    thunk: Callable[[], Any], timeout: float | None, pool: ThreadPool | None
+) -> Any:
+    """Run a sync thunk in a pool thread and await it.
 
-    Without a timeout it uses the loop's default executor. With one it uses a
-    daemon thread of its own: a thread left running after its timeout must not
-    hold up `asyncio.run`, which waits for the default executor when it ends.
+    Raises:
+        TimedOut: It ran past `timeout`.
+        Raised: It raised (the exception is in `.error`).
+        asyncio.CancelledError: The awaiting task was cancelled.
     """
     import asyncio
 
+    pool = pool or default_pool()
     loop = asyncio.get_running_loop()
-    context = contextvars.copy_context()
-    if timeout is None:
-        return await loop.run_in_executor(None, context.run, thunk)
-    future: asyncio.Future[Any] = loop.create_future()
+    future: asyncio.Future[None] = loop.create_future()
 
-    def target() -> None:
-        try:
-            value = context.run(thunk)
-        except BaseException as error:  # carried back to the awaiting task
-            _settle(loop, future, error=error)
+    def notify() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+            loop.call_soon_threadsafe(_wake, future)
+
+    job = pool.submit(thunk, notify)
+    try:
+        if timeout is None:
+            await future
+            done = True
         else:
-            _settle(loop, future, value=value)
-
-    threading.Thread(target=target, name="toolkit-call", daemon=True).start()
-    return await bounded(future, timeout)
-
-
-def _settle(
-    loop: Any, future: Any, *, value: Any = None, error: BaseException | None = None
-) -> None:
-    def settle() -> None:
-        if future.done():  # timed out or cancelled meanwhile
-            return
-        if error is None:
-            future.set_result(value)
-        else:
-            future.set_exception(error)
-
-    with contextlib.suppress(
-        RuntimeError
-    ):  # the loop has closed: nobody waits for this result
-        loop.call_soon_threadsafe(settle)
+            finished, _ = await asyncio.wait({future}, timeout=timeout)
+            done = bool(finished)
+    except BaseException:  # the caller's cancellation
+        pool.abandon(job)
+        raise
+    note = None if done else pool.abandon(job)
+    if note is not None:
+        raise TimedOut(note)
+    return job.outcome()
 
 
-def block_on(make: Callable[[], Awaitable[Any]], timeout: float | None) -> Any:
+def _wake(future: Any) -> None:
+    if not future.done():  # cancelled meanwhile
+        future.set_result(None)
+
+
+async def await_tool(awaitable: Awaitable[Any], timeout: float | None) -> Any:
+    """Await what a tool returned; raise `TimedOut` after `timeout` seconds.
+
+    Where the task can tell its own cancellation apart (`Task.cancelling`,
+    Python 3.11+) and there is no timeout, the awaitable runs right here;
+    `caller_cancelled` then tells a `CancelledError` of the caller from one
+    the tool raised. Otherwise it runs in a task of its own, and whatever it
+    raises comes back wrapped in `Raised`.
+    """
+    if timeout is None and _TASKS_COUNT_CANCELLING:
+        return await awaitable
+    import asyncio
+
+    task = asyncio.ensure_future(_captured(awaitable))
+    try:
+        finished, _ = await asyncio.wait({task}, timeout=timeout)
+    except BaseException:  # the caller's cancellation
+        task.cancel()
+        raise
+    if not finished:
+        task.cancel()
+        raise TimedOut
+    value, error = task.result()
+    if error is not None:
+        raise Raised(error)
+    return value
+
+
+async def _captured(awaitable: Awaitable[Any]) -> tuple[Any, BaseException | None]:
+    """(value, None) or (None, what it raised): nothing escapes into the task.
+
+    A task that raises `SystemExit` or `KeyboardInterrupt` stops the event
+    loop itself; one that raises `CancelledError` looks cancelled.
+    """
+    try:
+        return await awaitable, None
+    except BaseException as error:  # carried back to the awaiting call
+        return None, error
+
+
+def caller_cancelled(error: BaseException) -> bool:
+    """Whether `error` is the cancellation of the task that awaits the call.
+
+    Before Python 3.11 every awaitable of a tool runs in a task of its own
+    (see `await_tool`), so a bare `CancelledError` can only be the caller's.
+    """
+    import asyncio
+
+    if not isinstance(error, asyncio.CancelledError):
+        return False
+    if not _TASKS_COUNT_CANCELLING:
+        return True
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no loop: not awaited from a task
+        return True
+    return task is None or task.cancelling() > 0  # type: ignore[attr-defined]  # 3.11+
+
+
+def block_on(make: Callable[[], Awaitable[Any]]) -> Any:
     """Run a coroutine to completion from sync code, even when a loop runs in this thread."""
     import asyncio
 
     async def main() -> Any:
-        return await bounded(make(), timeout)
+        return await make()
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(main())
-    return _in_helper_thread(lambda: asyncio.run(main()), None)
+    return _in_helper_thread(lambda: asyncio.run(main()))
 
 
-def thread_with_timeout(thunk: Callable[[], Any], timeout: float) -> Any:
-    """Run a sync thunk in a daemon thread; raise `TimedOut` if it runs past `timeout`."""
-    return _in_helper_thread(thunk, timeout)
-
-
-def _in_helper_thread(thunk: Callable[[], Any], timeout: float | None) -> Any:
+def _in_helper_thread(thunk: Callable[[], Any]) -> Any:
+    """Run `thunk` in a thread of its own and wait: this thread's loop is busy."""
     box: dict[str, Any] = {}
     context = contextvars.copy_context()
 
@@ -114,11 +421,9 @@ def _in_helper_thread(thunk: Callable[[], Any], timeout: float | None) -> Any:
         except BaseException as error:  # carried back to the caller's thread
             box["error"] = error
 
-    worker = threading.Thread(target=target, name="toolkit-call", daemon=True)
+    worker = threading.Thread(target=target, name="toolkit-loop", daemon=True)
     worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
-        raise TimedOut
+    worker.join()
     if "error" in box:
         raise box["error"]
     return box.get("value")

@@ -31,13 +31,29 @@ if TYPE_CHECKING:
 from ._callables import Target, resolve
 from ._docstrings import DOCSTRING_STYLES, DocstringStyle
 from ._exceptions import ToolDefinitionError, ToolError
-from ._execute import Invoker, error_text, is_async_callable, is_awaitable, normalise
+from ._execute import (
+    Invoker,
+    error_text,
+    is_async_callable,
+    is_awaitable,
+    normalise,
+    safe_text,
+)
 from ._frozen import FrozenDict, freeze
-from ._log import log_failure
+from ._log import log_failure, log_warning
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
 from ._record import Record
 from ._results import ToolResult, Widget
-from ._running import TimedOut, block_on, bounded, in_thread, thread_with_timeout
+from ._running import (
+    Raised,
+    ThreadPool,
+    TimedOut,
+    await_tool,
+    block_on,
+    call_in_thread,
+    caller_cancelled,
+    in_thread,
+)
 from ._signature import FunctionInfo, analyze
 from ._types import JsonObject, JsonSchema
 from ._typing import MAX_DEPTH
@@ -357,9 +373,10 @@ class Tool(Generic[P, R]):
     ) -> ToolResult:
         """Validate, convert, run and normalise one call, from sync code.
 
-        Never raises for anything the model sent or the tool did: every
-        failure becomes an error result. `KeyboardInterrupt` propagates. An
-        async tool runs on an event loop of its own; `timeout` is enforced.
+        Never raises for anything the model sent or the tool did (whatever
+        it raises or returns): every failure becomes an error result.
+        `KeyboardInterrupt` propagates. An async tool runs on an event loop
+        of its own; `timeout` is enforced.
 
         Args:
             agent_id: The agent that runs the call.
@@ -377,10 +394,12 @@ class Tool(Generic[P, R]):
     ) -> ToolResult:
         """Like `execute`, from async code.
 
-        A sync function runs in a worker thread (unless `thread=False`), so the
-        event loop is never blocked. On `timeout` the result is an error; a
-        sync tool's thread cannot be killed and is left to finish.
-        `asyncio.CancelledError` and `KeyboardInterrupt` propagate.
+        A sync function runs in a worker thread of toolkit's pool (unless
+        `thread=False`), so the event loop is never blocked. On `timeout` the
+        result is an error; a sync tool's thread cannot be killed and is left
+        to finish. `KeyboardInterrupt` and the cancellation of the awaiting
+        task propagate; a `CancelledError` the tool raises itself is its
+        error result.
         """
         return await self._aexecute(agent_id, call_id, args, deps, None)
 
@@ -407,10 +426,15 @@ class Tool(Generic[P, R]):
         args: Any,
         deps: Any,
         formatter: ErrorFormatter | None,
+        pool: ThreadPool | None = None,
     ) -> ToolResult:
+        if self._is_async:  # on an event loop of its own
+            return block_on(  # type: ignore[no-any-return]
+                lambda: self._aexecute(agent_id, call_id, args, deps, formatter, pool)
+            )
         invoker = self._invoker_cache or self._invoker
         function = self._function
-        inline = function is not None and not self._is_async and self.timeout is None
+        inline = function is not None and self.timeout is None
         if (
             inline
             and invoker.direct is not None
@@ -425,20 +449,21 @@ class Tool(Generic[P, R]):
             if inline:  # the common case: a sync function, called here
                 outcome = invoker.call(function, bound)  # type: ignore[arg-type]
             else:
-                outcome = self._run_blocking(self._thunk(bound, agent_id, call_id))
-        except (Exception, SystemExit) as error:
-            return self._failure(error, formatter)
+                outcome = self._run_blocking(
+                    self._thunk(bound, agent_id, call_id), pool
+                )
+        except BaseException as error:  # whatever the tool raised: this call's result
+            return self._failure(error, formatter, awaited=False)
         return normalise(outcome, self.name)
 
-    def _run_blocking(self, thunk: Callable[[], Any]) -> Any:
-        if self._is_async:
-            return block_on(thunk, self.timeout)
+    def _run_blocking(self, thunk: Callable[[], Any], pool: ThreadPool | None) -> Any:
+        """Run the `execute_fn` of `Tool.new`, or a sync function with a timeout, from sync code."""
         if self.timeout is not None and self.thread:
-            outcome = thread_with_timeout(thunk, self.timeout)
+            outcome = call_in_thread(thunk, self.timeout, pool)
         else:
             outcome = thunk()
         if is_awaitable(outcome):  # an async execute_fn of Tool.new
-            return block_on(lambda: outcome, self.timeout)
+            return block_on(lambda: await_tool(outcome, self.timeout))
         return outcome
 
     async def _aexecute(
@@ -448,6 +473,7 @@ class Tool(Generic[P, R]):
         args: Any,
         deps: Any,
         formatter: ErrorFormatter | None,
+        pool: ThreadPool | None = None,
     ) -> ToolResult:
         invoker = self._invoker_cache or self._invoker
         large = is_large(args)
@@ -461,7 +487,7 @@ class Tool(Generic[P, R]):
             bound = args  # the common async call: valid arguments, nothing to convert
         else:
             bound = (
-                await _bind_in_thread(invoker, args, agent_id, call_id, deps)
+                await _bind_in_thread(invoker, args, agent_id, call_id, deps, pool)
                 if large
                 else invoker.bind(args, agent_id, call_id, deps)
             )
@@ -469,36 +495,51 @@ class Tool(Generic[P, R]):
                 return bound  # type: ignore[return-value]  # an error result
         thunk = self._thunk(bound, agent_id, call_id)
         try:
-            if self._is_async and self.timeout is None:
-                outcome = await thunk()
-            elif self._is_async:
-                outcome = await bounded(thunk(), self.timeout)
+            if self._is_async:
+                outcome = await await_tool(thunk(), self.timeout)
             elif self.thread:
-                outcome = await in_thread(thunk, self.timeout)
+                outcome = await in_thread(thunk, self.timeout, pool)
             else:
-                outcome = thunk()
+                outcome = _inline(thunk)
             if is_awaitable(outcome):
-                outcome = await bounded(outcome, self.timeout)
-        except (Exception, SystemExit) as error:
-            return self._failure(error, formatter)
+                outcome = await await_tool(outcome, self.timeout)
+        except BaseException as error:  # whatever the tool raised: this call's result
+            return self._failure(error, formatter, awaited=True)
         return normalise(outcome, self.name)
 
     def _failure(
-        self, error: BaseException, formatter: ErrorFormatter | None
+        self, error: BaseException, formatter: ErrorFormatter | None, *, awaited: bool
     ) -> ToolResult:
-        """A call that raised → the error result the model sees."""
+        """A call that raised → the error result the model sees.
+
+        `KeyboardInterrupt` and the cancellation of the awaiting task go on
+        (raised again); anything else the tool raised, `SystemExit`,
+        `StopIteration`, `GeneratorExit`, its own `CancelledError` and other
+        `BaseException`s included, is this call's error result.
+        """
+        if isinstance(error, Raised):
+            error = error.error
+        elif awaited and caller_cancelled(error):
+            raise error
+        if isinstance(error, KeyboardInterrupt):
+            raise error
         if isinstance(error, TimedOut):
+            log_warning(
+                "Tool %r timed out after %g seconds%s",
+                self.name,
+                self.timeout,
+                error.note,
+            )
             return ToolResult.error(
                 f'Tool "{self.name}" timed out after {self.timeout:g} seconds.'
             )
         if isinstance(error, ToolError):
-            return ToolResult.error(str(error))
-        log_failure("Tool %r raised %s", self.name, type(error).__name__, error=error)
+            text = safe_text(error)
+            if text is not None:
+                return ToolResult.error(text)
+        log_failure("Tool %r raised %s", self.name, error_text(error), error=error)
         if formatter is not None:
-            try:
-                return ToolResult.error(str(formatter(self, error)))
-            except Exception as failure:  # a broken formatter must not break the call
-                return ToolResult.error(error_text(failure))
+            return _formatted(formatter, self, error)
         return ToolResult.error(error_text(error))
 
     def to_ai_tool(self) -> AITool:
@@ -524,16 +565,51 @@ class ClassLevelTool(Tool[P, R]):
 
 
 async def _bind_in_thread(
-    invoker: Invoker, args: Any, agent_id: str, call_id: str, deps: Any
+    invoker: Invoker,
+    args: Any,
+    agent_id: str,
+    call_id: str,
+    deps: Any,
+    pool: ThreadPool | None,
 ) -> dict[str, Any] | ToolResult:
-    """Check and convert big arguments in a worker thread.
+    """Check and convert big arguments in a thread of toolkit's pool.
 
     A check of a megabyte takes tens of milliseconds; meanwhile the event loop
     keeps serving the other calls and sessions.
     """
-    import asyncio
+    try:
+        bound: dict[str, Any] | ToolResult = await in_thread(
+            lambda: invoker.bind(args, agent_id, call_id, deps), None, pool
+        )
+    except Raised as wrapped:  # bind raises nothing but KeyboardInterrupt
+        raise wrapped.error from None
+    return bound
 
-    return await asyncio.to_thread(invoker.bind, args, agent_id, call_id, deps)
+
+def _inline(thunk: Callable[[], Any]) -> Any:
+    """Call a sync thunk on the loop's thread; what it raises comes wrapped in `Raised`.
+
+    Wrapped, a `CancelledError` that the function raised cannot pass for the
+    cancellation of the awaiting task.
+    """
+    try:
+        return thunk()
+    except BaseException as error:  # carried to _failure, which unwraps it
+        raise Raised(error) from None
+
+
+def _formatted(
+    formatter: ErrorFormatter, made: Tool[Any, Any], error: BaseException
+) -> ToolResult:
+    """The text of a `ToolSet`'s error formatter; a broken formatter must not break the call."""
+    try:
+        text = formatter(made, error)
+        return ToolResult.error(text if type(text) is str else str(text))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as failure:  # the formatter's own bug
+        log_failure("The error formatter failed on tool %r", made.name, error=failure)
+        return ToolResult.error(error_text(failure))
 
 
 def _fits_directly(check: Callable[[Any], bool], args: Any) -> bool:

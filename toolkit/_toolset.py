@@ -19,12 +19,20 @@ from ._callables import unbound_method_problem
 from ._content import with_text
 from ._context import Context
 from ._exceptions import DuplicateToolError, NotAToolError, ToolDefinitionError
-from ._execute import error_text
+from ._execute import checked_result, error_text, is_awaitable
 from ._frozen import FrozenDict, FrozenList
+from ._json import type_name
 from ._log import log_failure
 from ._options import DecoratorOptions
 from ._results import ToolCall, ToolResult, Widget
-from ._running import block_on
+from ._running import (
+    DEFAULT_MAX_THREADS,
+    Raised,
+    ThreadPool,
+    await_tool,
+    block_on,
+    caller_cancelled,
+)
 from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, check_name, tool
 
 if TYPE_CHECKING:
@@ -59,6 +67,10 @@ class ToolSet:
             value stays in `ToolResult.structured`), or None.
         error_formatter: `formatter(tool, exception) -> str` gives the text
             the model sees when a tool raises (not for `ToolError`).
+        max_threads: Run the set's sync tools (from async code, or with a
+            timeout) on a pool of its own with at most this many threads;
+            None shares toolkit's pool of `DEFAULT_MAX_THREADS` (64). A sync
+            tool that timed out holds its thread until it returns.
     """
 
     def __init__(
@@ -67,6 +79,7 @@ class ToolSet:
         *,
         max_output_chars: int | None = None,
         error_formatter: ErrorFormatter | None = None,
+        max_threads: int | None = None,
     ) -> None:
         if max_output_chars is not None and (
             isinstance(max_output_chars, bool) or max_output_chars < 100
@@ -79,6 +92,7 @@ class ToolSet:
         self._middleware: list[Middleware] = []
         self.max_output_chars = max_output_chars
         self.error_formatter = error_formatter
+        self._pool = None if max_threads is None else _pool(max_threads)
         for item in tools:
             self.add(item)
 
@@ -188,6 +202,7 @@ class ToolSet:
             error_formatter=self.error_formatter,
         )
         derived._middleware = list(self._middleware)
+        derived._pool = self._pool  # one limit on threads for a set and its views
         return derived
 
     def __or__(self, other: ToolSet) -> ToolSet:
@@ -284,13 +299,25 @@ class ToolSet:
 
     # ------------------------------------------------------------ execution
 
+    @property
+    def max_threads(self) -> int:
+        """The most threads that run this set's sync tools at once."""
+        return DEFAULT_MAX_THREADS if self._pool is None else self._pool.max_threads
+
     def use(self, middleware: Middleware) -> Middleware:
         """Wrap every execution: `async def m(call, context, call_next) -> ToolResult`.
 
-        Middleware runs in the order added (the first is outermost); an
-        exception in it becomes an error result. Returns `middleware`, so it
-        works as a decorator.
+        Middleware runs in the order added (the first is outermost) and calls
+        `await call_next(call)` to go on to the next one, then the tool. An
+        exception in it, or a return value that is not a `ToolResult` with
+        text, becomes an error result. Returns `middleware`, so it works as a
+        decorator.
+
+        Raises:
+            ToolDefinitionError: `middleware` cannot be called with the three
+                arguments `(call, context, call_next)`.
         """
+        _check_middleware(middleware)
         with self._lock:
             self._middleware.append(middleware)
         return middleware
@@ -301,14 +328,16 @@ class ToolSet:
         """Run one call by tool name, from sync code; never raises for the model's or the tool's faults."""
         if self._middleware:
             result: ToolResult = block_on(
-                lambda: self.aexecute(agent_id, call_id, name, args, deps=deps), None
+                lambda: self.aexecute(agent_id, call_id, name, args, deps=deps)
             )
             return result
-        found = self._tools.get(name)
+        found = self._tools.get(name) if type(name) is str else None
         if found is None:
             return ToolResult.error(self._unknown(name))
         return self._finish(
-            found._execute(agent_id, call_id, args, deps, self.error_formatter)
+            found._execute(
+                agent_id, call_id, args, deps, self.error_formatter, self._pool
+            )
         )
 
     async def aexecute(
@@ -331,7 +360,7 @@ class ToolSet:
         batch: list[ToolCall] = []
         results: list[ToolResult] = []
         for call in calls:
-            found = self._tools.get(call.name) if isinstance(call, ToolCall) else None
+            found = self._lookup(call)
             if found is not None and found.sequential:
                 results.extend(await self._gather(asyncio, agent_id, batch, deps))
                 batch = []
@@ -355,14 +384,23 @@ class ToolSet:
             return [await started[0]]
         return list(await asyncio.gather(*started))
 
+    def _lookup(self, call: object) -> Tool[Any, Any] | None:
+        """The tool `call` names, or None (not a call, or a name of no tool)."""
+        if not isinstance(call, ToolCall):
+            return None
+        name = call.name
+        return self._tools.get(name) if type(name) is str else None
+
     def _start(self, agent_id: str, call: ToolCall, deps: Any) -> Awaitable[ToolResult]:
         """The tool's own coroutine for `call`, or one that answers with the error."""
+        found = self._lookup(call)
+        if found is not None:
+            return found._aexecute(
+                agent_id, call.id, call.args, deps, self.error_formatter, self._pool
+            )
         if not isinstance(call, ToolCall):
-            return _answer(ToolResult.error(f"Not a tool call: {call!r}"))
-        found = self._tools.get(call.name)
-        if found is None:
-            return _answer(ToolResult.error(self._unknown(call.name)))
-        return found._aexecute(agent_id, call.id, call.args, deps, self.error_formatter)
+            return _answer(ToolResult.error(f"Not a tool call: {type_name(call)}"))
+        return _answer(ToolResult.error(self._unknown(call.name)))
 
     async def _run_call(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
         """One call through the middleware (when there is any), then the tool."""
@@ -386,22 +424,35 @@ class ToolSet:
     ) -> ToolResult:
         if index == len(self._middleware):
             return await self._dispatch(agent_id, call, deps)
+        middleware = self._middleware[index]
+        label = _name_of(middleware)
 
-        async def call_next(next_call: ToolCall) -> ToolResult:
+        async def call_next(*args: Any, **kwargs: Any) -> ToolResult:
+            next_call = _the_call(args, kwargs, label)
             return await self._through_middleware(
                 index + 1, next_call, context, agent_id, deps
             )
 
+        call_next.__qualname__ = call_next.__name__  # what a TypeError would show
         try:
-            result = await self._middleware[index](call, context, call_next)
-        except (Exception, SystemExit) as error:
-            log_failure("Middleware failed on %r", call.name, error=error)
-            return ToolResult.error(error_text(error))
-        if not isinstance(result, ToolResult):
-            return ToolResult.error(
-                f"Middleware {getattr(self._middleware[index], '__name__', '?')} returned {type(result).__name__}, not a ToolResult"
-            )
-        return result
+            result = middleware(call, context, call_next)
+            if is_awaitable(result):
+                result = await await_tool(result, None)
+            return checked_result(result, f'Middleware "{label}"')
+        except (
+            BaseException
+        ) as error:  # whatever the middleware raised: this call's result
+            return _middleware_failure(error, label, call)
+
+    def _unknown(self, name: object) -> str:
+        names = self.names
+        available = ", ".join(names) if names else "none"
+        shown = name if type(name) is str else type_name(name)
+        message = f'Unknown tool "{shown}". Available tools: {available}.'
+        import difflib
+
+        close = difflib.get_close_matches(shown, names, n=1, cutoff=0.6)
+        return f'{message} Did you mean "{close[0]}"?' if close else message
 
     def _finish(self, result: ToolResult) -> ToolResult:
         limit = self.max_output_chars
@@ -409,18 +460,73 @@ class ToolSet:
             return result
         return _truncated(result, limit)
 
-    def _unknown(self, name: str) -> str:
-        names = self.names
-        available = ", ".join(names) if names else "none"
-        message = f'Unknown tool "{name}". Available tools: {available}.'
-        import difflib
-
-        close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
-        return f'{message} Did you mean "{close[0]}"?' if close else message
-
 
 async def _answer(result: ToolResult) -> ToolResult:
     return result
+
+
+def _pool(max_threads: object) -> ThreadPool:
+    if (
+        not isinstance(max_threads, int)
+        or isinstance(max_threads, bool)
+        or max_threads < 1
+    ):
+        msg = f"max_threads={max_threads!r}: give the number of threads for sync tools, at least 1"
+        raise ToolDefinitionError(msg)
+    return ThreadPool(max_threads)
+
+
+def _name_of(middleware: Any) -> str:
+    """The middleware's function name, for messages (its class name for other callables)."""
+    name = getattr(middleware, "__name__", None)
+    if type(name) is str:
+        return name
+    return getattr(middleware, "__qualname__", None) or type_name(middleware)
+
+
+def _check_middleware(middleware: Any) -> None:
+    """Refuse a middleware that cannot be called as `m(call, context, call_next)`."""
+    label = _name_of(middleware) if callable(middleware) else repr(middleware)
+    fix = f"Write it as `async def {label if label.isidentifier() else 'middleware'}(call, context, call_next) -> ToolResult`, calling `await call_next(call)` to go on"
+    if not callable(middleware):
+        msg = f"Middleware {label} is not callable. {fix}"
+        raise ToolDefinitionError(msg)
+    import inspect
+
+    try:
+        signature = inspect.signature(middleware)
+    except (TypeError, ValueError):  # a builtin or C callable: it says at call time
+        return
+    try:
+        signature.bind(None, None, None)
+    except TypeError as error:
+        msg = f"Middleware {label} cannot be called with (call, context, call_next): {error}. {fix}"
+        raise ToolDefinitionError(msg) from None
+
+
+def _the_call(args: tuple[Any, ...], kwargs: dict[str, Any], label: str) -> ToolCall:
+    """The one `ToolCall` that a middleware passes to `call_next`."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], ToolCall):
+        return args[0]
+    if not args and len(kwargs) == 1 and isinstance(kwargs.get("call"), ToolCall):
+        return kwargs["call"]  # type: ignore[no-any-return]
+    given = ", ".join(
+        [type_name(arg) for arg in args] + [f"{key}=..." for key in kwargs]
+    )
+    msg = f'call_next takes the ToolCall, as in `await call_next(call)`; middleware "{label}" gave ({given})'
+    raise TypeError(msg)
+
+
+def _middleware_failure(error: BaseException, label: str, call: ToolCall) -> ToolResult:
+    """A middleware that raised → the call's error result; the interrupt and the caller's cancellation go on."""
+    if isinstance(error, Raised):
+        error = error.error
+    elif caller_cancelled(error):
+        raise error
+    if isinstance(error, KeyboardInterrupt):
+        raise error
+    log_failure("Middleware %r failed on tool %r", label, call.name, error=error)
+    return ToolResult.error(error_text(error))
 
 
 def _valid_name(name: str) -> bool:

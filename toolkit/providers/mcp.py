@@ -27,7 +27,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
+from toolkit._execute import error_text, safe_text
 from toolkit._frozen import FrozenDict, FrozenList, freeze
+from toolkit._json import to_jsonable
+from toolkit._log import log_failure
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
@@ -235,9 +238,33 @@ def build_server(
         outcome = await toolset.aexecute(
             agent_id, call_id, params.name, params.arguments or {}
         )
-        return types.CallToolResult.model_validate(result(outcome))
+        return _call_tool_result(types, params.name, outcome)
 
     return Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+
+
+def _call_tool_result(types: Any, name: str, outcome: ToolResult) -> Any:
+    """The SDK's `CallToolResult`; a result it cannot carry is an `isError` result.
+
+    A `ToolResult` that a tool built itself may hold `structured` data that
+    is not JSON (a cycle, an object, nesting deeper than the SDK serialises):
+    the client gets an error result, not a JSON-RPC error.
+    """
+    try:
+        if not outcome.is_error and outcome.structured is not None:
+            to_jsonable(outcome.structured)
+        return types.CallToolResult.model_validate(result(outcome))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # this call's failure, not the session's
+        log_failure("The result of tool %r cannot be sent over MCP", name, error=error)
+        reason = (
+            safe_text(error) if isinstance(error, (TypeError, ValueError)) else None
+        )
+        text = f'Tool "{name}" returned a result that cannot be sent over MCP: {reason or error_text(error)}'
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], isError=True
+        )
 
 
 def parse_address(http: str) -> tuple[str, int]:
