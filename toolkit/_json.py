@@ -126,7 +126,9 @@ def _special(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(value).decode("ascii")
     if hasattr(value, "model_dump") and hasattr(type(value), "model_json_schema"):
-        return value.model_dump(mode="json")
+        return value.model_dump(
+            mode="json", by_alias=True
+        )  # as its schema names the fields
     msg = f"a value of type {type_name(value)} cannot be converted to JSON"
     raise TypeError(msg)
 

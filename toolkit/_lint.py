@@ -51,7 +51,8 @@ def lint(tools: ToolSet | Iterable[Tool[Any, Any]]) -> list[Finding]:
     Checks descriptions (missing, one word, over 1,024 characters),
     undocumented parameters, names, parameter names Gemini's OpenAPI form
     rejects, recursion Gemini's OpenAPI form cannot express, reasons a tool
-    cannot be strict for OpenAI or Anthropic, and more than 128 tools.
+    cannot be strict for OpenAI or Anthropic, MCP definitions that clients
+    would refuse, and more than 128 tools.
 
     Args:
         tools: A `ToolSet` or tools.
@@ -120,8 +121,15 @@ def _parameters(item: Tool[Any, Any]) -> Iterator[Finding]:
 
 
 def _providers(item: Tool[Any, Any]) -> Iterator[Finding]:
-    from .providers import anthropic, openai
+    from .providers import anthropic, mcp, openai
     from .providers._transform import gemini_openapi
+
+    for problem in mcp.problems(item):
+        yield Finding(
+            item.name,
+            "mcp-invalid",
+            f"MCP clients would refuse it, so it is left out of the MCP tools list: {problem}",
+        )
 
     for problem in openai.strict_problems(item):
         yield Finding(

@@ -51,13 +51,16 @@ class ToolOptions(TypedDict, total=False):
 
 
 class NewOptions(ToolOptions, total=False):
-    """`Tool.new`'s options: those of every tool, plus the output schema.
+    """`Tool.new`'s options: those of every tool, plus what a function's annotations and docstring give.
 
     Attributes:
         output_schema: The JSON Schema of the structured results, or None.
+        returns: What the tool returns, said to the model with the
+            description (a docstring's Returns text), or None.
     """
 
     output_schema: JsonSchema | None
+    returns: str | None
 
 
 class DecoratorOptions(ToolOptions, total=False):

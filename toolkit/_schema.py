@@ -35,7 +35,13 @@ from ._param import CONSTRAINTS, Param
 from ._types import JsonSchema
 from ._typing import Translator
 
-__all__ = ["SchemaBuilder", "json_schema", "property_schema"]
+__all__ = [
+    "SchemaBuilder",
+    "dangling_refs",
+    "inline_root",
+    "json_schema",
+    "property_schema",
+]
 
 _REF_PREFIX: Final = "#/$defs/"
 _DECIMAL_PATTERN: Final = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
@@ -133,10 +139,101 @@ def json_schema(annotation: Any) -> JsonSchema:
     return thaw(builder.finish(builder.schema(Translator().translate(annotation))))  # type: ignore[no-any-return]
 
 
+def inline_root(schema: JsonSchema) -> JsonSchema:
+    """`schema` with a root `$ref` to a local object definition replaced by that definition.
+
+    A named object type (dataclass, TypedDict, NamedTuple, pydantic model) is
+    emitted as `{"$ref": "#/$defs/X", "$defs": {...}}`, which has no `type`
+    at the root; MCP needs `"type": "object"` there. The definition is copied
+    onto the root (the root's own keywords, such as `description`, win), and
+    `$defs` keeps what the result still refers to (a recursive type refers to
+    itself). Any other schema is returned as it is.
+    """
+    ref = schema.get("$ref")
+    defs = schema.get("$defs")
+    if not (
+        isinstance(ref, str) and ref.startswith(_REF_PREFIX) and isinstance(defs, dict)
+    ):
+        return schema
+    target = defs.get(ref[len(_REF_PREFIX) :])
+    if not isinstance(target, dict) or target.get("type") != "object":
+        return schema
+    root = {**target}
+    root.update(
+        (key, value) for key, value in schema.items() if key not in ("$ref", "$defs")
+    )
+    used = _reachable(root, defs)
+    if used:
+        root["$defs"] = FrozenDict({name: defs[name] for name in defs if name in used})
+    return FrozenDict(root)
+
+
+def _reachable(schema: JsonSchema, defs: dict[str, Any]) -> set[str]:
+    """The names of the definitions that `schema` refers to, directly or through others."""
+    found: set[str] = set()
+    pending: list[Any] = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
+                name = ref[len(_REF_PREFIX) :]
+                if name in defs and name not in found:
+                    found.add(name)
+                    pending.append(defs[name])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return found
+
+
+def dangling_refs(schema: Any) -> list[str]:
+    """The `$ref`s in `schema` that do not point inside it, in the order met.
+
+    A validator that sees only the schema (as an MCP client checking
+    `structuredContent` does) cannot follow them, so the schema is unusable.
+    """
+    found: list[str] = []
+    pending: list[Any] = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref not in found and not _resolves(schema, ref):
+                found.append(ref)
+            pending.extend(reversed(node.values()))
+        elif isinstance(node, list):
+            pending.extend(reversed(node))
+    return found
+
+
+def _resolves(root: Any, ref: str) -> bool:
+    """Whether a local JSON Pointer `$ref` (`#/$defs/X`) names a schema inside `root`."""
+    if not ref.startswith("#"):
+        return False
+    target = root
+    pointer = ref[1:]
+    if "%" in pointer:  # a URI fragment may be percent-encoded
+        import urllib.parse
+
+        pointer = urllib.parse.unquote(pointer)
+    for part in pointer.split("/")[1:]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, dict) and key in target:
+            target = target[key]
+        elif isinstance(target, list) and key.isdigit() and int(key) < len(target):
+            target = target[int(key)]
+        else:
+            return False
+    return isinstance(target, (dict, bool))
+
+
 class SchemaBuilder:
     """Emits schemas for nodes and collects the `$defs` they refer to."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, output: bool = False) -> None:
+        self.output = output
+        """Schemas of returned values: pydantic models as they serialise (aliases, computed fields)."""
         self.defs: dict[str, JsonSchema] = {}
         self._names: dict[Any, str] = {}
         self._refs = 0  # how many $ref this builder emitted: a schema with one is not kept on its node
@@ -240,9 +337,20 @@ class SchemaBuilder:
 
     def _model_def(self, cls: Any) -> JsonSchema:
         schema: JsonSchema = dict(
-            cls.model_json_schema(ref_template=_REF_PREFIX + "{model}")
+            cls.model_json_schema(
+                ref_template=_REF_PREFIX + "{model}",
+                mode="serialization" if self.output else "validation",
+            )
         )
-        for name, definition in schema.pop("$defs", {}).items():
+        defs: dict[str, Any] = schema.pop("$defs", {})
+        own = _own_definition(schema, defs)
+        if (
+            own is not None
+        ):  # a recursive model: pydantic puts the model itself in $defs
+            name, schema = own, dict(defs.pop(own))
+            if name != self._names[cls]:
+                schema, defs = _renamed_ref((schema, defs), name, self._names[cls])
+        for name, definition in defs.items():
             if self.defs.setdefault(name, freeze(definition)) != definition:
                 msg = f"two different types are named {name!r} in $defs of the pydantic model {cls.__qualname__}. Rename one of them"
                 raise ToolDefinitionError(msg)
@@ -280,6 +388,31 @@ class SchemaBuilder:
         ObjectType: _object,
         ModelType: _model,
     }
+
+
+def _own_definition(schema: JsonSchema, defs: dict[str, Any]) -> str | None:
+    """The `$defs` name of a model whose schema is only a `$ref` to itself (a recursive model)."""
+    ref = schema.get("$ref")
+    if set(schema) == {"$ref"} and isinstance(ref, str) and ref.startswith(_REF_PREFIX):
+        name = ref[len(_REF_PREFIX) :]
+        return name if name in defs else None
+    return None
+
+
+def _renamed_ref(value: Any, old: str, new: str) -> Any:
+    """`value` with every `$ref` to the definition `old` pointed at `new` instead."""
+    if isinstance(value, dict):
+        return {
+            key: (
+                _REF_PREFIX + new
+                if key == "$ref" and item == _REF_PREFIX + old
+                else _renamed_ref(item, old, new)
+            )
+            for key, item in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return type(value)(_renamed_ref(item, old, new) for item in value)
+    return value
 
 
 def property_schema(builder: SchemaBuilder, item: Field) -> JsonSchema:

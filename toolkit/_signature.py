@@ -41,7 +41,7 @@ from ._nodes import (
     TypeNode,
     UnionType,
 )
-from ._schema import SchemaBuilder
+from ._schema import SchemaBuilder, inline_root
 from ._types import JsonSchema
 from ._typing import Translator, describe, get_hints
 
@@ -61,6 +61,8 @@ class FunctionInfo:
         description: The tool description from the docstring.
         output_schema: The schema of the return annotation when it is structured.
         return_node: The type node of the return annotation, when it has one.
+        returns: The docstring's Returns text, if any.
+        return_shown: The return annotation as error messages show it, or None.
     """
 
     __slots__ = (
@@ -71,6 +73,8 @@ class FunctionInfo:
         "parameters",
         "positional_only",
         "return_node",
+        "return_shown",
+        "returns",
     )
 
     def __init__(
@@ -83,7 +87,11 @@ class FunctionInfo:
         description: str,
         output_schema: JsonSchema | None,
         return_node: TypeNode | None,
+        returns: str | None = None,
+        return_shown: str | None = None,
     ) -> None:
+        self.returns = returns
+        self.return_shown = return_shown
         self.fields = fields
         self.positional_only = positional_only
         self.context = context
@@ -138,7 +146,10 @@ class _Analysis:
         return_node = self._return_node(hints)
         if self.problems:
             raise ToolDefinitionError.collected(self.target.qualname, self.problems)
-        return self._build(fields, parameters, docs, return_node)
+        info = self._build(fields, parameters, docs, return_node)
+        if return_node is not None:
+            info.return_shown = describe(hints["return"])
+        return info
 
     def _build(
         self,
@@ -159,6 +170,7 @@ class _Analysis:
             description=docs.description,
             output_schema=_output_schema(return_node, docs.returns),
             return_node=return_node,
+            returns=docs.returns,
         )
 
     def _hints(self, parameters: list[Parameter]) -> dict[str, Any]:
@@ -343,13 +355,18 @@ def _is_unstructured(annotation: Any) -> bool:
 
 
 def _output_schema(node: TypeNode | None, returns: str | None) -> JsonSchema | None:
+    """The schema of what the function returns, with the Returns text as its description.
+
+    A named object type is inlined at the root (its definition, not a `$ref`),
+    so that the root says `"type": "object"`, as MCP's `outputSchema` must.
+    """
     if node is None:
         return None
-    builder = SchemaBuilder()
+    builder = SchemaBuilder(output=True)
     schema = builder.schema(node)
     if returns:
         schema = {**schema, "description": returns}
-    return builder.finish(schema)
+    return inline_root(builder.finish(schema))
 
 
 def _default_problem(name: str, default: Any, annotation: Any) -> str:

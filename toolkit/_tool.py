@@ -42,6 +42,7 @@ from ._execute import (
 from ._frozen import FrozenDict, freeze
 from ._log import log_failure, log_warning
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
+from ._output import OutputCheck
 from ._record import Record
 from ._results import ToolResult, Widget
 from ._running import (
@@ -54,11 +55,12 @@ from ._running import (
     caller_cancelled,
     in_thread,
 )
+from ._schema import dangling_refs
 from ._signature import FunctionInfo, analyze
 from ._types import JsonObject, JsonSchema
 from ._typing import MAX_DEPTH
 from ._validation import is_large
-from ._views import keep_openai_view
+from ._views import keep_openai_view, model_description
 
 __all__ = [
     "AITool",
@@ -146,6 +148,8 @@ class Tool(Generic[P, R]):
         execute_fn: `execute_fn(agent_id, call_id, args)`, as in the seed.
         widget: The UI widget paired with this tool, or None.
         output_schema: The JSON Schema of a structured return value, or None.
+        returns: What the tool returns, for the model (the docstring's Returns
+            text), or None. Exports carry it, apart from `description`.
         title: A human-readable title (MCP `title`), or None.
         timeout: Seconds a call may take in `aexecute`/`run`, or None.
         sequential: Run alone, never beside other calls of the same `run`.
@@ -166,6 +170,7 @@ class Tool(Generic[P, R]):
     __wrapped__: Callable[..., Any]
     # The options (`ToolOptions`), with their defaults.
     output_schema: JsonSchema | None = None
+    returns: str | None = None
     widget: Widget | None = None
     title: str | None = None
     timeout: float | None = None
@@ -197,8 +202,9 @@ class Tool(Generic[P, R]):
         self._is_method = False
         self._is_async = False
         self._invoker_cache: Invoker | None = None
-        # Wire views kept with the tool (see _views): kind -> (name, description, parameters, view).
-        self._views: dict[str, tuple[str, str, JsonSchema, FrozenDict]] = {}
+        self._output_check: OutputCheck | None = None  # built with the invoker
+        # Wire views kept with the tool (see _views): kind -> (name, description, parameters, returns, view).
+        self._views: dict[str, tuple[str, str, JsonSchema, str | None, FrozenDict]] = {}
 
     @classmethod
     def new(
@@ -219,17 +225,23 @@ class Tool(Generic[P, R]):
             execute_fn: Called as `execute_fn(agent_id, call_id, args)` with the
                 JSON-decoded args; sync or async; returns a `ToolResult` or text.
             **options: The options of every tool (`ToolOptions`: `widget`,
-                `title`, `timeout`, ...) and `output_schema`.
+                `title`, `timeout`, ...), `output_schema` (a JSON Schema of
+                the structured result) and `returns` (what the tool returns,
+                said to the model).
 
         Returns:
             The tool.
 
         Raises:
             ToolDefinitionError: A bad name, a schema that is not an object
-                schema or is invalid, an `execute_fn` that is not callable,
+                schema or is invalid, an `output_schema` that is invalid or
+                refers outside itself, an `execute_fn` that is not callable,
                 or an unknown option.
         """
         _check_raw_schema(name, parameters)
+        _check_output_schema(name, options.get("output_schema"))
+        if "output_schema" in options:
+            options["output_schema"] = freeze(options["output_schema"])
         if not callable(execute_fn):
             msg = f"execute_fn of tool {name!r} is {execute_fn!r}, which cannot be called. Pass a function (agent_id, call_id, args) -> ToolResult"
             raise ToolDefinitionError(msg)
@@ -264,6 +276,7 @@ class Tool(Generic[P, R]):
             parameters=info.parameters,
             execute_fn=_no_execute_fn,
             output_schema=info.output_schema,
+            returns=info.returns,
             **options,
         )
         func = target.call
@@ -353,6 +366,7 @@ class Tool(Generic[P, R]):
                     context=info.context,
                     positional=positional,
                 )
+                self._output_check = _output_check(self, info)
             self._invoker_cache = invoker
         return invoker
 
@@ -454,7 +468,7 @@ class Tool(Generic[P, R]):
                 )
         except BaseException as error:  # whatever the tool raised: this call's result
             return self._failure(error, formatter, awaited=False)
-        return normalise(outcome, self.name)
+        return self._finish(outcome)
 
     def _run_blocking(self, thunk: Callable[[], Any], pool: ThreadPool | None) -> Any:
         """Run the `execute_fn` of `Tool.new`, or a sync function with a timeout, from sync code."""
@@ -505,7 +519,12 @@ class Tool(Generic[P, R]):
                 outcome = await await_tool(outcome, self.timeout)
         except BaseException as error:  # whatever the tool raised: this call's result
             return self._failure(error, formatter, awaited=True)
-        return normalise(outcome, self.name)
+        return self._finish(outcome)
+
+    def _finish(self, outcome: Any) -> ToolResult:
+        """What the tool returned → its result; checked against the return annotation if it has a schema."""
+        check = self._output_check
+        return normalise(outcome, self.name) if check is None else check.result(outcome)
 
     def _failure(
         self, error: BaseException, formatter: ErrorFormatter | None, *, awaited: bool
@@ -543,8 +562,12 @@ class Tool(Generic[P, R]):
         return ToolResult.error(error_text(error))
 
     def to_ai_tool(self) -> AITool:
-        """The model-facing view: name, description, parameters (no `execute_fn`)."""
-        return AITool(self.name, self.description, self.parameters)
+        """The model-facing view: name, description, parameters (no `execute_fn`).
+
+        The description ends with the Returns text, if any, as a last
+        `Returns: ...` paragraph.
+        """
+        return AITool(self.name, model_description(self), self.parameters)
 
     def __repr__(self) -> str:
         return f"Tool(name={self.name!r})"
@@ -619,6 +642,15 @@ def _fits_directly(check: Callable[[Any], bool], args: Any) -> bool:
         return False
 
 
+def _output_check(made: Tool[Any, Any], info: FunctionInfo) -> OutputCheck | None:
+    """The check of returned values, for a tool whose return annotation has a schema."""
+    if made.output_schema is None or info.return_shown is None:
+        return None
+    return OutputCheck(
+        name=made.name, schema=made.output_schema, shown=info.return_shown
+    )
+
+
 def _no_execute_fn(agent_id: str, call_id: str, args: JsonObject) -> ToolResult:
     """Replaced before a tool made from a function is returned."""
     raise AssertionError  # pragma: no cover
@@ -660,8 +692,23 @@ def _check_raw_schema(name: str, parameters: object) -> None:
     if not isinstance(parameters, dict) or parameters.get("type") != "object":
         msg = f'parameters of tool {name!r} must be a JSON Schema with "type": "object" at its root; got {parameters!r}'
         raise ToolDefinitionError(msg)
-    if _nests_deeper(parameters, _RAW_DEPTH):
-        msg = f"parameters of tool {name!r} nest more than {_RAW_DEPTH} levels of objects and arrays, deeper than toolkit walks. Use a flatter schema, or `{{}}` (any value) for the deep part"
+    _check_schema(name, "parameters", parameters)
+
+
+def _check_output_schema(name: str, output_schema: object) -> None:
+    """An output schema that clients can validate against: a valid schema whose `$ref`s resolve."""
+    if output_schema is None:
+        return
+    if not isinstance(output_schema, dict):
+        msg = f"output_schema of tool {name!r} must be a JSON Schema object (a dict) or None; got {output_schema!r}"
+        raise ToolDefinitionError(msg)
+    _check_schema(name, "output_schema", output_schema)
+
+
+def _check_schema(name: str, what: str, schema: dict[str, Any]) -> None:
+    verb = "are" if what == "parameters" else "is"
+    if _nests_deeper(schema, _RAW_DEPTH):
+        msg = f"{what} of tool {name!r} nest{'' if verb == 'are' else 's'} more than {_RAW_DEPTH} levels of objects and arrays, deeper than toolkit walks. Use a flatter schema, or `{{}}` (any value) for the deep part"
         raise ToolDefinitionError(msg)
     import jsonschema
 
@@ -669,15 +716,19 @@ def _check_raw_schema(name: str, parameters: object) -> None:
         errors = sorted(
             jsonschema.Draft202012Validator(
                 jsonschema.Draft202012Validator.META_SCHEMA
-            ).iter_errors(parameters),
+            ).iter_errors(schema),
             key=str,
         )
     except RecursionError:  # from a caller deep in its own stack
-        msg = f"parameters of tool {name!r} nest too deeply for Python's recursion limit to check them from here. Use a flatter schema"
+        msg = f"{what} of tool {name!r} nest{'' if verb == 'are' else 's'} too deeply for Python's recursion limit to check them from here. Use a flatter schema"
         raise ToolDefinitionError(msg) from None
     if errors:
         where = "/".join(str(part) for part in errors[0].absolute_path) or "(root)"
-        msg = f"parameters of tool {name!r} are not a valid JSON Schema (Draft 2020-12): at {where}: {errors[0].message}"
+        msg = f"{what} of tool {name!r} {verb} not a valid JSON Schema (Draft 2020-12): at {where}: {errors[0].message}"
+        raise ToolDefinitionError(msg)
+    dangling = dangling_refs(schema)
+    if dangling:
+        msg = f"{what} of tool {name!r} refer{'' if verb == 'are' else 's'} to {', '.join(dangling)}, which is not inside the schema. Put the definition in the schema's $defs"
         raise ToolDefinitionError(msg)
 
 

@@ -34,6 +34,7 @@ from ._running import (
     caller_cancelled,
 )
 from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, check_name, tool
+from ._views import model_description
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -593,7 +594,9 @@ def _export_json(toolset: ToolSet) -> list[dict[str, Any]]:
     return FrozenList(
         [
             FrozenDict(
-                name=item.name, description=item.description, parameters=item.parameters
+                name=item.name,
+                description=model_description(item),
+                parameters=item.parameters,
             )
             for item in toolset
         ]

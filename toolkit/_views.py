@@ -17,7 +17,7 @@ from ._frozen import FrozenDict
 if TYPE_CHECKING:
     from ._tool import Tool
 
-__all__ = ["keep_openai_view", "openai_view"]
+__all__ = ["keep_openai_view", "model_description", "openai_view"]
 
 _META_KEYS = ("$schema", "$id", "$comment")
 
@@ -30,9 +30,24 @@ def openai_view(item: Tool[Any, Any]) -> FrozenDict:
         and kept[0] is item.name
         and kept[1] is item.description
         and kept[2] is item.parameters
+        and kept[3] is item.returns
     ):
-        return kept[3]
+        return kept[4]
     return keep_openai_view(item)
+
+
+def model_description(item: Tool[Any, Any]) -> str:
+    """The description, then the Returns text as a last paragraph.
+
+    What an API without an output schema shows the model, so that the model
+    knows what a call gives back: "Search the web.", a blank line, then
+    "Returns: The top hits.".
+    """
+    returns = item.returns
+    if not returns:
+        return item.description
+    paragraph = f"Returns: {returns}"
+    return f"{item.description}\n\n{paragraph}" if item.description else paragraph
 
 
 def keep_openai_view(item: Tool[Any, Any]) -> FrozenDict:
@@ -42,15 +57,22 @@ def keep_openai_view(item: Tool[Any, Any]) -> FrozenDict:
         parameters = FrozenDict(
             {key: value for key, value in parameters.items() if key not in _META_KEYS}
         )
-    if item.description:
+    description = model_description(item)
+    if description:
         function = FrozenDict(
             name=item.name,
-            description=item.description,
+            description=description,
             parameters=parameters,
             strict=False,
         )
     else:
         function = FrozenDict(name=item.name, parameters=parameters, strict=False)
     envelope = FrozenDict(type="function", function=function)
-    item._views["openai"] = (item.name, item.description, item.parameters, envelope)
+    item._views["openai"] = (
+        item.name,
+        item.description,
+        item.parameters,
+        item.returns,
+        envelope,
+    )
     return envelope

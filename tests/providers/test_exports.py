@@ -153,14 +153,9 @@ def test_mcp_output_schemas_are_objects() -> None:
     exported = {item["name"]: item for item in tools.export("mcp")}
     assert exported["search"]["outputSchema"] == {
         "type": "object",
-        "properties": {
-            "result": {
-                "type": "array",
-                "items": {"type": "object"},
-                "description": "The matching documents.",
-            }
-        },
+        "properties": {"result": {"type": "array", "items": {"type": "object"}}},
         "required": ["result"],
+        "description": "The matching documents.",
     }
     assert exported["show_map"]["outputSchema"]["type"] == "object"
     assert "outputSchema" not in exported["get_weather"]

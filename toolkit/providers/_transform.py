@@ -18,12 +18,14 @@ from typing import Any, Final
 
 from toolkit._exceptions import ToolDefinitionError
 from toolkit._frozen import freeze
+from toolkit._schema import inline_root
 from toolkit._types import JsonSchema
 
 __all__ = [
     "Strict",
     "anthropic_strict",
     "gemini_openapi",
+    "is_wrapped",
     "openai_strict",
     "strip_meta",
     "wrap_output",
@@ -559,28 +561,33 @@ def _kind(schema: Any) -> str:
 
 
 def wrap_output(schema: JsonSchema | None) -> JsonSchema | None:
-    """An MCP `outputSchema`: object schemas as they are, others as `{"result": ...}`."""
+    """An MCP `outputSchema`: an object schema at the root, other outputs as `{"result": ...}`.
+
+    A root `$ref` to an object definition is inlined (MCP wants `"type":
+    "object"` at the root); `$defs`, `$schema` and `description` stay at the
+    root of a wrapped schema, where clients read them.
+    """
     if schema is None:
         return None
-    defs = schema.get("$defs")
-    body = {key: value for key, value in schema.items() if key != "$defs"}
-    if _is_object_schema(body, defs or {}):
+    schema = inline_root(schema)
+    if schema.get("type") == "object":
         return schema
+    root: JsonSchema = {key: schema[key] for key in _ROOT_KEYS if key in schema}
+    body = {key: value for key, value in schema.items() if key not in _ROOT_KEYS}
     wrapped: JsonSchema = {
         "type": "object",
         "properties": {"result": body},
         "required": ["result"],
     }
-    if defs:
-        wrapped["$defs"] = defs
+    if "$schema" in root:
+        wrapped = {"$schema": root.pop("$schema"), **wrapped}
+    wrapped.update(root)
     return wrapped
 
 
-def _is_object_schema(schema: JsonSchema, defs: dict[str, Any]) -> bool:
-    if schema.get("type") == "object":
-        return True
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and len(schema) <= 2:
-        target = defs.get(ref.rsplit("/", 1)[-1], {})
-        return isinstance(target, dict) and target.get("type") == "object"
-    return False
+_ROOT_KEYS: Final = ("$schema", "description", "$defs")
+
+
+def is_wrapped(schema: JsonSchema | None) -> bool:
+    """Whether the MCP `outputSchema` made by `wrap_output` from `schema` wraps it as `{"result": ...}`."""
+    return schema is not None and inline_root(schema).get("type") != "object"

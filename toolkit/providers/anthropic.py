@@ -24,6 +24,7 @@ from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
+from toolkit._views import model_description
 
 from ._common import as_tools, field, items, pair
 from ._parts import b64, left_out, link_text, over_limit, parts_of, resource_text
@@ -52,8 +53,9 @@ def tools(
     definitions = []
     for item in as_tools(source):
         definition: dict[str, Any] = {"name": item.name}
-        if item.description:
-            definition["description"] = item.description
+        description = model_description(item)
+        if description:
+            definition["description"] = description
         schema = strip_meta(item.parameters)
         if strict:
             view = anthropic_strict(item.parameters)

@@ -24,6 +24,7 @@ from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
+from toolkit._views import model_description
 
 from ._common import MINTED_PREFIX, as_tools, field, items, mint_id, pair
 from ._parts import b64, left_out, link_text, over_limit, parts_of, resource_text
@@ -53,8 +54,9 @@ def tools(
     declarations = []
     for item in as_tools(source):
         declaration: dict[str, Any] = {"name": item.name}
-        if item.description:
-            declaration["description"] = item.description
+        description = model_description(item)
+        if description:
+            declaration["description"] = description
         if schema == "json":
             declaration["parametersJsonSchema"] = strip_meta(item.parameters)
         else:

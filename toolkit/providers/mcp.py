@@ -23,21 +23,26 @@ import contextlib
 import os
 import stat
 import sys
+import weakref
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
+from toolkit._exceptions import ToolDefinitionError
 from toolkit._execute import error_text, safe_text
 from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._json import to_jsonable
 from toolkit._log import log_failure
 from toolkit._results import ToolCall, ToolResult
-from toolkit._tool import Tool
+from toolkit._schema import dangling_refs
+from toolkit._tool import Tool, check_name
 from toolkit._toolset import ToolSet
+from toolkit._validation import compile_check, jsonschema_validator
+from toolkit._views import model_description
 
 from ._common import as_tools, field, mint_id, pair
 from ._parts import b64, parts_of
-from ._transform import wrap_output
+from ._transform import is_wrapped, wrap_output
 
 __all__ = [
     "build_server",
@@ -45,6 +50,7 @@ __all__ = [
     "handle",
     "parse_address",
     "parse_calls",
+    "problems",
     "result",
     "results",
     "serve",
@@ -60,16 +66,23 @@ _HINTS = (
 
 
 def definition(item: Tool[Any, Any]) -> dict[str, Any]:
-    """The MCP `Tool` of one toolkit tool, camelCase as on the wire."""
+    """The MCP `Tool` of one toolkit tool, camelCase as on the wire.
+
+    The docstring's Returns text is the `outputSchema`'s `description` when
+    there is an output schema, else the last paragraph of `description`.
+    """
     out: dict[str, Any] = {"name": item.name}
     if item.title:
         out["title"] = item.title
-    if item.description:
-        out["description"] = item.description
+    output = wrap_output(item.output_schema)
+    description = item.description if output is not None else model_description(item)
+    if description:
+        out["description"] = description
     out["inputSchema"] = item.parameters
-    output = freeze(wrap_output(item.output_schema))
     if output is not None:
-        out["outputSchema"] = output
+        if item.returns and "description" not in output:
+            output = {**output, "description": item.returns}
+        out["outputSchema"] = freeze(output)
     annotations = {
         hint: value
         for attribute, hint in _HINTS
@@ -82,11 +95,63 @@ def definition(item: Tool[Any, Any]) -> dict[str, Any]:
     return FrozenDict(out)
 
 
+def problems(item: Tool[Any, Any]) -> tuple[str, ...]:
+    """Why MCP clients would refuse the `Tool` made of `item`; empty when they accept it.
+
+    A `tools/list` result is checked as a whole by the clients, so one tool
+    they refuse would hide every other: `tools()` leaves such a tool out.
+    """
+    try:
+        made = definition(item)
+    except Exception as error:  # a schema changed after the tool was made
+        return (f"its MCP definition cannot be made ({error_text(error)})",)
+    found = []
+    for key in ("inputSchema", "outputSchema"):
+        schema = made.get(key)
+        if key in made and not (
+            isinstance(schema, dict) and schema.get("type") == "object"
+        ):
+            found.append(
+                f'{key} must be a JSON Schema with "type": "object" at its root'
+            )
+        elif key in made:
+            found.extend(
+                f"{key} refers to {ref}, which is not inside it; clients cannot resolve it"
+                for ref in dangling_refs(schema)
+            )
+    return tuple(found)
+
+
 def tools(
     source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]],
 ) -> list[dict[str, Any]]:
-    """The `tools` of a `tools/list` result."""
-    return FrozenList([definition(item) for item in as_tools(source)])
+    """The `tools` of a `tools/list` result.
+
+    A tool that MCP clients would refuse (see `problems`) is left out, with a
+    warning on the `toolkit` logger, so that the others stay usable.
+    """
+    listed = []
+    for item in as_tools(source):
+        found = problems(item)
+        try:
+            check_name(item.name)
+        except ToolDefinitionError as error:
+            found = (str(error), *found)
+        if found:
+            _left_out(item, found)
+        else:
+            listed.append(definition(item))
+    return FrozenList(listed)
+
+
+def _left_out(item: Tool[Any, Any], found: tuple[str, ...]) -> None:
+    import logging
+
+    logging.getLogger("toolkit").warning(
+        "MCP: tool %r is left out of the tools list, since clients would refuse it: %s",
+        item.name,
+        "; ".join(found),
+    )
 
 
 def parse_calls(params: Any) -> list[ToolCall]:
@@ -108,14 +173,23 @@ def parse_calls(params: Any) -> list[ToolCall]:
     ]
 
 
-def result(outcome: ToolResult) -> dict[str, Any]:
-    """One `CallToolResult`: the content blocks, `isError`, and `structuredContent` when the value was structured.
+def result(outcome: ToolResult, tool: Tool[Any, Any] | None = None) -> dict[str, Any]:
+    """One `CallToolResult`: the content blocks, `isError`, and `structuredContent`.
 
     Text is a `text` block; content parts become `image`, `audio`, `resource`
     (embedded) and `resource_link` blocks, in order. A file is an embedded
     resource when it has bytes, a resource link when it has a URL; so is an
     image given by URL, since MCP images carry their bytes.
+
+    With the `tool` that made it, `structuredContent` follows the tool's
+    `outputSchema`: it is there for every successful call (`None` included),
+    wrapped as `{"result": ...}` exactly when the schema is; a value that
+    does not fit the schema becomes an error result, which clients accept,
+    instead of a result they would refuse. Without it, structured values are
+    sent as they are when they are objects, and wrapped otherwise.
     """
+    if tool is not None and tool.output_schema is not None and not outcome.is_error:
+        return _structured_result(outcome, tool)
     out: dict[str, Any] = {
         "content": [_block(part) for part in parts_of(outcome)],
         "isError": outcome.is_error,
@@ -176,11 +250,89 @@ def _contents(
     return contents
 
 
+def _structured_result(outcome: ToolResult, tool: Tool[Any, Any]) -> dict[str, Any]:
+    output = _OutputForms.of(tool)
+    value = outcome.structured
+    content = {"result": value} if output.wrapped else value
+    if outcome.content and value is None:
+        problem: str | None = _PARTS_FOR_SCHEMA.format(name=tool.name)
+    else:
+        problem = output.problem(content)
+    if problem is not None:
+        return {
+            "content": [{"type": "text", "text": problem}],
+            "isError": True,
+        }
+    return {
+        "content": [_block(part) for part in parts_of(outcome)],
+        "isError": False,
+        "structuredContent": content,
+    }
+
+
+_PARTS_FOR_SCHEMA = (
+    'Tool "{name}" returned content parts without a structured value, but its '
+    "return annotation gives it an output schema, which MCP clients hold it to. "
+    "Annotate the return as the parts it gives (for example `-> list[Image | str]`) "
+    "or as `Any`, or return ToolResult.ok(content=..., structured=...)."
+)
+
+
+class _OutputForms:
+    """A tool's MCP `outputSchema` and its check, made on the tool's first structured result."""
+
+    _kept: ClassVar[weakref.WeakKeyDictionary[Tool[Any, Any], _OutputForms]] = (
+        weakref.WeakKeyDictionary()
+    )
+
+    def __init__(self, tool: Tool[Any, Any]) -> None:
+        self.name = tool.name
+        self.source = tool.output_schema
+        self.wrapped = is_wrapped(tool.output_schema)
+        self.schema = wrap_output(tool.output_schema)
+        self._check = compile_check(self.schema) if self.schema is not None else None
+
+    @classmethod
+    def of(cls, tool: Tool[Any, Any]) -> _OutputForms:
+        kept = cls._kept.get(tool)
+        if (
+            kept is None
+            or kept.source is not tool.output_schema
+            or kept.name != tool.name
+        ):
+            kept = cls._kept[tool] = cls(tool)
+        return kept
+
+    def problem(self, content: Any) -> str | None:
+        """None when `content` fits the `outputSchema`, else the error text for the model."""
+        try:
+            if self._check is not None:
+                valid = self._check(content)
+            else:
+                valid = bool(jsonschema_validator(self.schema or {}).is_valid(content))
+        except Exception as error:  # a schema no validator reads: say so, never raise
+            return f'Tool "{self.name}" has an output schema its result could not be checked against ({type(error).__name__}).'
+        if valid:
+            return None
+        kind = type(content.get("result") if self.wrapped else content).__qualname__
+        return f'Tool "{self.name}" returned a structured value of type {kind} that does not match its output schema.'
+
+
 def results(
-    calls: Iterable[ToolCall], outcomes: Iterable[ToolResult]
+    calls: Iterable[ToolCall],
+    outcomes: Iterable[ToolResult],
+    *,
+    toolset: ToolSet | None = None,
 ) -> list[dict[str, Any]]:
-    """One `CallToolResult` dict per call, in call order."""
-    return [result(outcome) for _, outcome in pair(calls, outcomes)]
+    """One `CallToolResult` dict per call, in call order.
+
+    With the `toolset` that ran the calls, each `structuredContent` follows
+    its tool's `outputSchema` (see `result`).
+    """
+    return [
+        result(outcome, toolset.get(call.name) if toolset is not None else None)
+        for call, outcome in pair(calls, outcomes)
+    ]
 
 
 async def handle(
@@ -188,7 +340,8 @@ async def handle(
 ) -> list[dict[str, Any]]:
     """Parse, run concurrently, and return the `CallToolResult`s."""
     calls = parse_calls(params)
-    return results(calls, await toolset.run(agent_id, calls, deps=deps))
+    outcomes = await toolset.run(agent_id, calls, deps=deps)
+    return results(calls, outcomes, toolset=toolset)
 
 
 # ---------------------------------------------------------------- server
@@ -238,12 +391,14 @@ def build_server(
         outcome = await toolset.aexecute(
             agent_id, call_id, params.name, params.arguments or {}
         )
-        return _call_tool_result(types, params.name, outcome)
+        return _call_tool_result(types, params.name, outcome, toolset.get(params.name))
 
     return Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
 
 
-def _call_tool_result(types: Any, name: str, outcome: ToolResult) -> Any:
+def _call_tool_result(
+    types: Any, name: str, outcome: ToolResult, tool: Tool[Any, Any] | None
+) -> Any:
     """The SDK's `CallToolResult`; a result it cannot carry is an `isError` result.
 
     A `ToolResult` that a tool built itself may hold `structured` data that
@@ -253,7 +408,7 @@ def _call_tool_result(types: Any, name: str, outcome: ToolResult) -> Any:
     try:
         if not outcome.is_error and outcome.structured is not None:
             to_jsonable(outcome.structured)
-        return types.CallToolResult.model_validate(result(outcome))
+        return types.CallToolResult.model_validate(result(outcome, tool))
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # this call's failure, not the session's

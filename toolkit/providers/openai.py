@@ -35,7 +35,7 @@ from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._toolset import ToolSet
-from toolkit._views import openai_view
+from toolkit._views import model_description, openai_view
 
 from ._common import as_tools, field, items, pair
 from ._parts import (
@@ -69,10 +69,11 @@ def function_definition(
         view = openai_strict(item.parameters)
         if view.schema is not None:
             parameters, is_strict = view.schema, True
-    if item.description:
+    description = model_description(item)
+    if description:
         return FrozenDict(
             name=item.name,
-            description=item.description,
+            description=description,
             parameters=parameters,
             strict=is_strict,
         )
