@@ -36,8 +36,9 @@ def draw(results: dict[str, Any], path: str) -> None:
         1,
         figsize=(10, 0.32 * sum(heights) + 1.2),
         gridspec_kw={"height_ratios": heights},
+        squeeze=False,  # a list of panels even for one figure (`--only`)
     )
-    for axis, scenario in zip(axes, scenarios, strict=True):
+    for axis, scenario in zip(axes[:, 0], scenarios, strict=True):
         panel(axis, scenario)
     figure.legend(
         handles=[
