@@ -471,9 +471,10 @@ def test_max_output_chars_truncates_and_keeps_the_full_value() -> None:
         return list(range(500))
 
     result = tools.execute("a", "c", "long", {})
-    assert len(result.text) == 120
-    assert "[... 880 more characters truncated (of 1,000) ...]" in result.text
+    assert len(result.text) == 118
+    assert "\n[... 921 of 1,000 characters cut ...]\n" in result.text
     assert result.text.startswith("0123456789")
+    assert result.text.endswith("3456789")
     assert result.structured == "".join(str(index % 10) for index in range(1000))
     structured = tools.execute("a", "c", "data", {})
     assert structured.structured == list(range(500))

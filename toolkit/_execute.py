@@ -262,9 +262,11 @@ class Invoker:
             if name in kwargs:
                 try:
                     kwargs[name] = convert(kwargs[name])
-                except (ValueError, TypeError, ArithmeticError) as error:
+                except RecursionError:
+                    raise
+                except Exception as error:  # the value's own code may raise anything
                     return ToolResult.error(
-                        f'Invalid arguments for tool "{self.name}":\n- {name}: {_first_line(error)}'
+                        f'Invalid arguments for tool "{self.name}":\n- {name}: {_conversion_problem(error)}'
                     )
         return kwargs
 
@@ -325,6 +327,20 @@ def _takes_strings(node: TypeNode) -> bool:
     if isinstance(node, UnionType):
         return any(_takes_strings(member) for member in node.members)
     return False
+
+
+def _conversion_problem(error: Exception) -> str:
+    """Why a value could not be converted.
+
+    The reason a converter gives, else the exception that a Python caller's
+    object raised.
+    """
+    if isinstance(error, (ValueError, TypeError, ArithmeticError)):
+        return _first_line(error)
+    try:
+        return f"{type(error).__name__}: {_first_line(error)}"
+    except Exception:  # an exception whose text cannot be made
+        return type(error).__name__
 
 
 def _first_line(error: BaseException) -> str:

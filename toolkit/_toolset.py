@@ -34,6 +34,7 @@ from ._running import (
     caller_cancelled,
 )
 from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, check_name, tool
+from ._truncate import shorten
 from ._views import model_description
 
 if TYPE_CHECKING:
@@ -566,11 +567,7 @@ def _duplicate(item: Tool[Any, Any], existing: Tool[Any, Any]) -> DuplicateToolE
 
 def _truncated(result: ToolResult, limit: int) -> ToolResult:
     text = result.text
-    notice = f"\n[... {len(text) - limit:,} more characters truncated (of {len(text):,}) ...]\n"
-    budget = max(limit - len(notice), 0)
-    head = budget * 2 // 3
-    tail = budget - head
-    short = text[:head] + notice + (text[-tail:] if tail else "")
+    short = shorten(text, limit)
     structured = result.structured if result.structured is not None else text
     content = with_text(result.content, short) if result.content else ()
     return ToolResult(short, result.is_error, result.ui, structured, content)

@@ -147,7 +147,11 @@ _TYPE_CHECKS: Final[dict[str, Check]] = {
 
 
 def json_equal(one: Any, two: Any) -> bool:
-    """Equality as JSON Schema means it: `true` is not `1`, `1.0` is `1`."""
+    """Equality as JSON Schema means it: `true` is not `1`, `1.0` is `1`.
+
+    A value JSON has no type for (a Python caller's object) is equal only to
+    itself, whatever its own `__eq__` says or raises.
+    """
     if one is two:
         return True
     if isinstance(one, str) or isinstance(two, str):
@@ -160,7 +164,9 @@ def json_equal(one: Any, two: Any) -> bool:
         return len(one) == len(two) and all(
             key in two and json_equal(value, two[key]) for key, value in one.items()
         )
-    return bool(one == two)
+    if isinstance(one, (int, float)) and isinstance(two, (int, float)):
+        return bool(one == two)
+    return False  # null, or values JSON has no type for: equal only to themselves
 
 
 # ------------------------------------------------------------------ size
@@ -180,6 +186,13 @@ def is_large(value: Any, budget: int = _LARGE) -> bool:
     """
     if type(value) is dict and len(value) < 64 and _flat(value):
         return False  # the common call: a few scalars and short strings
+    try:
+        return _over_budget(value, budget)
+    except Exception:  # a Python caller's container whose own code raises
+        return True  # checked off the loop, where its error becomes the call's result
+
+
+def _over_budget(value: Any, budget: int) -> bool:
     pending = [value]
     while pending:
         item = pending.pop()
@@ -505,19 +518,11 @@ def _unique(items: Sequence[Any]) -> bool:
     content), so one set does the work of comparing every pair.
     """
     seen: set[Any] = set()
-    leftovers: list[
-        Any
-    ] = []  # not JSON and unhashable: only a Python caller sends these
     for item in items:
-        try:
-            key = _canonical(item)
-            if key in seen:
-                return False
-            seen.add(key)
-        except TypeError:
-            if any(json_equal(item, other) for other in leftovers):
-                return False
-            leftovers.append(item)
+        key = _canonical(item)
+        if key in seen:
+            return False
+        seen.add(key)
     return True
 
 
@@ -535,23 +540,20 @@ _FALSE: Final = _Flag(False)
 
 
 def _canonical(value: Any) -> Any:
-    """A hashable form of a JSON value; two forms are equal when the values are JSON-equal.
-
-    Raises:
-        TypeError: `value` holds something unhashable that is not JSON.
-    """
+    """A hashable form of a value; two forms are equal when `json_equal` says the values are."""
     if value is True:
         return _TRUE
     if value is False:
         return _FALSE
+    if value is None or isinstance(value, (str, int, float)):
+        return value
     if isinstance(value, (list, tuple)):
         return tuple(map(_canonical, value))
     if isinstance(value, dict):
         return frozenset(
             (_canonical(key), _canonical(item)) for key, item in value.items()
         )
-    hash(value)
-    return value
+    return _Foreign(value)
 
 
 # ---------------------------------------------------------------- messages
@@ -745,6 +747,7 @@ def describe_errors(
 _HUGE_BITS: Final = 13_000
 """Ints this long have more digits than Python turns into text (4,300); only a
 Python caller can send them, as JSON parsing refuses them too."""
+_EXACT: Final = frozenset({str, float, bool, type(None)})
 
 
 class _HugeInt(int):
@@ -754,35 +757,91 @@ class _HugeInt(int):
         return _int_text(self)
 
 
+class _Foreign:
+    """A value JSON has no type for (from a Python caller), safe to compare and show.
+
+    It is equal only to itself, like the value under toolkit's checks, and
+    its repr never runs the value's own code, which may raise.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Foreign) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __repr__(self) -> str:
+        return f"<{type(self.value).__name__}>"
+
+
 def _printable(value: Any) -> Any:
-    """`value`, with any int too long to write out replaced by an equal `_HugeInt`."""
-    if not _has_huge_int(value):
-        return value
-    return _with_huge_ints(value)
+    """`value` as plain JSON data that `jsonschema` can compare and show.
+
+    Subclasses of str, int, float, list and dict become the plain types; an
+    int too long to write out becomes a `_HugeInt`, anything else a
+    `_Foreign`. Validity does not change. JSON as a model sends it is
+    returned as is, after one walk.
+    """
+    return value if _plain(value) else _copy_printable(value)
 
 
-def _has_huge_int(value: Any) -> bool:
+def _plain(value: Any) -> bool:
+    """Whether `value` is plain JSON data: exact types, short ints, no container twice."""
     pending = [value]
+    seen: set[int] = set()  # a container met again is shared or a cycle: not plain
     while pending:
         item = pending.pop()
-        if isinstance(item, int):
+        kind = type(item)
+        if kind is int:
             if item.bit_length() > _HUGE_BITS:
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            pending.extend(item)
-    return False
+                return False
+        elif kind is list or kind is dict:
+            if id(item) in seen:
+                return False
+            seen.add(id(item))
+            if kind is list:
+                pending.extend(item)
+            elif all(type(key) is str for key in item):
+                pending.extend(item.values())
+            else:
+                return False
+        elif kind not in _EXACT:
+            return False
+    return True
 
 
-def _with_huge_ints(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return _HugeInt(value) if value.bit_length() > _HUGE_BITS else value
-    if isinstance(value, dict):
-        return {key: _with_huge_ints(item) for key, item in value.items()}
+def _copy_printable(value: Any, copies: dict[int, Any] | None = None) -> Any:
+    """The plain copy; a container shared in `value` is copied once and shared again."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        plain = int.__add__(value, 0)
+        return _HugeInt(plain) if plain.bit_length() > _HUGE_BITS else plain
+    if isinstance(value, float):
+        return float.__add__(value, 0.0)
+    if isinstance(value, str):
+        return str.__getitem__(value, slice(None))
+    if not isinstance(value, (list, dict)):
+        return _Foreign(value)
+    copies = {} if copies is None else copies
+    if id(value) in copies:
+        return copies[id(value)]
+    # A subclass's own methods are not called: they may raise.
     if isinstance(value, list):
-        return [_with_huge_ints(item) for item in value]
-    return value
+        items: list[Any] = []
+        copies[id(value)] = items
+        items.extend(_copy_printable(item, copies) for item in list.__iter__(value))
+        return items
+    fields: dict[Any, Any] = {}
+    copies[id(value)] = fields
+    for key, item in dict.items(value):
+        fields[_copy_printable(key, copies)] = _copy_printable(item, copies)
+    return fields
 
 
 def _collect(
@@ -972,6 +1031,8 @@ def _types(declared: Any) -> str:
 
 def _json_kind(value: Any) -> str:
     """The JSON type of a value, or its Python type when it is not JSON (from a Python caller)."""
+    if isinstance(value, _Foreign):
+        return type(value.value).__name__
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -999,7 +1060,9 @@ def _show(value: Any, limit: int = 60) -> str:
 
 def _render(value: Any, out: list[str], budget: int) -> int:
     """Append at least `budget` characters of `value`'s JSON (or all of it) to `out`."""
-    if isinstance(value, (list, tuple, dict)):
+    if isinstance(value, _Foreign):
+        value = value.value
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
         return _render_container(value, out, budget)
     if value is None or isinstance(value, bool):
         piece = "null" if value is None else ("true" if value else "false")
@@ -1018,10 +1081,20 @@ def _render(value: Any, out: list[str], budget: int) -> int:
 
 
 def _render_container(
-    value: list[Any] | tuple[Any, ...] | dict[Any, Any], out: list[str], budget: int
+    value: list[Any] | tuple[Any, ...] | dict[Any, Any] | set[Any] | frozenset[Any],
+    out: list[str],
+    budget: int,
 ) -> int:
+    """A list as JSON; a Python caller's dict, tuple or set in its Python brackets."""
     mapping = isinstance(value, dict)
-    out.append("{" if mapping else "[")
+    opening, closing = (
+        ("(", ")")
+        if isinstance(value, tuple)
+        else ("{", "}")
+        if mapping or isinstance(value, (set, frozenset))
+        else ("[", "]")
+    )
+    out.append(opening)
     budget -= 1
     items = value.items() if isinstance(value, dict) else enumerate(value)
     for index, (key, item) in enumerate(items):
@@ -1035,7 +1108,7 @@ def _render_container(
             out.append(": ")
             budget -= 2
         budget = _render(item, out, budget)
-    out.append("}" if mapping else "]")
+    out.append(closing)
     return budget - 1
 
 
@@ -1063,13 +1136,15 @@ def _safe_repr(value: Any) -> str:
 
 
 def _path(parts: Sequence[Any]) -> str:
+    """`a.b[0].c`; a key longer than 60 characters is shortened."""
     if not parts:
         return "(arguments)"
     text = ""
     for part in parts:
-        text += (
-            f"[{part}]"
-            if isinstance(part, int)
-            else (f".{part}" if text else str(part))
-        )
+        if isinstance(part, int) and not isinstance(part, bool):
+            text += f"[{part}]"
+        else:
+            name = str(part) if isinstance(part, str) else _show(part)
+            name = name if len(name) <= 60 else name[:57] + "..."
+            text += f".{name}" if text else name
     return text

@@ -87,10 +87,17 @@ def parse_calls(message: Any) -> list[ToolCall]:
             ToolCall(
                 str(field(call, "id") or mint_id()),
                 str(field(call, "name")),
-                dict(args) if args else {},
+                _arguments(args),
             )
         )
     return calls
+
+
+def _arguments(args: Any) -> Any:
+    """A call's `args` as a dict; anything else as it came, for the tool to refuse."""
+    if args is None:
+        return {}
+    return dict(args) if isinstance(args, Mapping) else args
 
 
 def _response(result: ToolResult) -> dict[str, Any]:
