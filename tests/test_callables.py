@@ -79,6 +79,23 @@ def test_schema_keeps_every_real_parameter(
     assert schema["additionalProperties"] is False
 
 
+def test_every_kind_exports_in_every_format() -> None:
+    """Each export carries the same parameters, and the SDKs' own types accept them."""
+    from anthropic.types import ToolParam
+    from openai.types.chat import ChatCompletionToolParam
+    from pydantic import TypeAdapter
+
+    for name in NAMES:
+        parameters = tools[name].parameters
+        assert tools.export("json")[NAMES.index(name)]["parameters"] == parameters
+        assert tools.export("mcp")[NAMES.index(name)]["inputSchema"] == parameters
+        assert tools.export("anthropic")[NAMES.index(name)]["input_schema"] == (
+            parameters
+        )
+    TypeAdapter(list[ChatCompletionToolParam]).validate_python(tools.export("openai"))
+    TypeAdapter(list[ToolParam]).validate_python(tools.export("anthropic"))
+
+
 def test_bound_method_schema_whole() -> None:
     assert dict(tool(Weather("f").forecast).parameters) == {
         "type": "object",

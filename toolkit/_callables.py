@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Final
 
 from ._exceptions import ToolDefinitionError
@@ -99,7 +99,7 @@ class Target:
         call: Callable[..., Any],
         source: Any,
         parameters: list[Parameter],
-        every: frozenset[str],
+        every: Collection[str],
         name: str | None,
         qualname: str,
         doc: str | None,
@@ -130,7 +130,7 @@ def resolve(target: Any) -> Target:  # one line per kind of callable
     if isinstance(target, staticmethod):
         return _from_body(target.__func__, class_level=True, is_method=False)
     if type(target) is types.FunctionType:
-        return _function(target)
+        return _function(target) if _in_class(target) else _plain_function(target)
     if isinstance(target, type):
         return _plain(target, target, name=target.__name__, doc=target.__doc__)
     if isinstance(target, types.MethodType):
@@ -161,8 +161,23 @@ def unbound_method_problem(target: Any) -> str | None:
     )
 
 
+def _plain_function(func: types.FunctionType) -> Target:
+    """A function outside any class body: the most common tool, read directly."""
+    parameters = _parameters(func, func)
+    return Target(
+        call=func,
+        source=func,
+        parameters=parameters,
+        every={item.name for item in parameters},
+        name=func.__name__,
+        qualname=func.__qualname__,
+        doc=func.__doc__,
+    )
+
+
 def _function(func: types.FunctionType) -> Target:
-    if _in_class(func) and _first_name(func) in _METHOD_FIRST:
+    """A function written in a class body: a method, unless it takes no `self`/`cls`."""
+    if _first_name(func) in _METHOD_FIRST:
         if not _class_body_running(func):
             msg = f"Cannot make a tool of {func.__qualname__}: {unbound_method_problem(func)}"
             raise ToolDefinitionError(msg, function=func.__qualname__)
@@ -177,7 +192,7 @@ def _from_body(func: Any, *, class_level: bool, is_method: bool) -> Target:
         call=func,
         source=func,
         parameters=every[1:] if is_method else every,
-        every=frozenset(item.name for item in every),
+        every={item.name for item in every},
         name=getattr(func, "__name__", None),
         qualname=_qualname(func),
         doc=getattr(func, "__doc__", None),
@@ -196,7 +211,7 @@ def _plain(
         call=call,
         source=source,
         parameters=parameters,
-        every=frozenset(item.name for item in every),
+        every={item.name for item in every},
         name=name if name is not None else getattr(source, "__name__", None),
         qualname=_qualname(source),
         doc=doc if doc is not None else getattr(source, "__doc__", None),
@@ -214,7 +229,7 @@ def _partial(target: functools.partial[Any]) -> Target:
         call=target,
         source=source,
         parameters=parameters,
-        every=frozenset(item.name for item in _parameters(source, source)),
+        every={item.name for item in _parameters(source, source)},
         name=getattr(source, "__name__", None),
         qualname=_qualname(source),
         doc=getattr(source, "__doc__", None),

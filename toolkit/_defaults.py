@@ -19,9 +19,11 @@ from typing import Annotated, Any, Final
 
 from ._nodes import MISSING
 
-__all__ = ["Default", "fresh", "read_default"]
+__all__ = ["ANNOTATED", "Default", "fresh", "read_default"]
 
 _IMMUTABLE: Final = (str, int, float, bool, type(None), bytes, frozenset)
+ANNOTATED: Final = type(Annotated[int, ""])
+"""The class of `Annotated[...]` aliases (typing_extensions uses it too)."""
 
 
 class Default:
@@ -52,21 +54,32 @@ class Default:
         return self.value is MISSING and self.factory is None
 
 
-def read_default(name: str, given: Any, annotation: Any, *, empty: object) -> Default:
-    """The default of parameter `name`, from `= given` and from its annotation.
+def read_default(
+    name: str, given: Any, annotation: Any, *, empty: object
+) -> Default | None:
+    """The default of parameter `name`, when a pydantic `Field` gives or shapes it.
 
     Args:
         name: The parameter's name, for the problem's text.
         given: What follows `=` in the signature, or `empty`.
         annotation: The parameter's resolved annotation.
         empty: The marker of "no `=`".
+
+    Returns:
+        None when no `Field` is involved (the common case, kept cheap): the
+        default is `given`, as Python has it.
     """
+    annotated = type(annotation) is ANNOTATED
+    from_field = given is not empty and _is_field_info(given)
+    if not annotated and not from_field:
+        return None
+    inner = _annotated_default(annotation) if annotated else MISSING
+    if not from_field and inner is MISSING:  # Annotated, with no default in it
+        return None
     found = Default(annotation)
-    sources: list[
-        tuple[str, Any, bool]
-    ] = []  # (as written, value, Python's own default)
-    inner = _annotated_default(annotation)
-    if given is not empty and _is_field_info(given):
+    # (as written, value, whether it is Python's own default)
+    sources: list[tuple[str, Any, bool]] = []
+    if from_field:
         found.annotation = Annotated[annotation, given]  # its constraints apply too
         value = _field_default(given)
         if value is not MISSING:
@@ -135,7 +148,7 @@ def _field_default(info: Any) -> Any:
 def _annotated_default(annotation: Any) -> Any:
     """The default of the last `Field(...)` with one in `Annotated` metadata, or MISSING."""
     found = MISSING
-    for item in getattr(annotation, "__metadata__", ()):
+    for item in annotation.__metadata__:
         if _is_field_info(item):
             value = _field_default(item)
             if value is not MISSING:

@@ -23,7 +23,7 @@ from ._callables import (
     Parameter,
     Target,
 )
-from ._defaults import read_default
+from ._defaults import ANNOTATED, Default, read_default
 from ._docstrings import Docstring, DocstringStyle, parse_docstring
 from ._exceptions import ToolDefinitionError
 from ._nodes import (
@@ -227,33 +227,55 @@ class _Analysis:
             )
             return None
         annotation = hints.get(name, Any)
-        default = read_default(name, parameter.default, annotation, empty=EMPTY)
+        read = (
+            read_default(name, parameter.default, annotation, empty=EMPTY)
+            if type(annotation) is ANNOTATED
+            or type(parameter.default).__name__ == "FieldInfo"
+            else None  # the common case, kept to two checks
+        )
         try:
-            node = self.translator.parameter(default.annotation)
+            node = self.translator.parameter(
+                annotation if read is None else read.annotation
+            )
             if node is None:
                 self.contexts.append(name)
                 return None
         except ToolDefinitionError as error:
             self.problems.append(f"parameter {name!r}: {error}")
             return None
-        if default.problem is not None:
-            self.problems.append(default.problem)
-        elif default.value is not MISSING and not fits(default.value, node):
-            self.problems.append(_default_problem(name, default.value, annotation))
         description = (
             node.meta.description
             if node.meta and node.meta.description
             else docs.params.get(name)
         )
-        return Field(
-            name=name,
-            node=node,
-            required=default.required,
-            default=default.value,
-            description=description,
-            factory=default.factory,
-            fill=default.fill,
+        if read is None:  # the common case: Python's own default, or none
+            value = MISSING if parameter.default is EMPTY else parameter.default
+            if value is not MISSING and not fits(value, node):
+                self.problems.append(_default_problem(name, value, annotation))
+            return Field(
+                name=name,
+                node=node,
+                required=value is MISSING,
+                default=value,
+                description=description,
+            )
+        return self._field_default(
+            read,
+            Field(name=name, node=node, required=True, description=description),
+            annotation,
         )
+
+    def _field_default(self, read: Default, made: Field, annotation: Any) -> Field:
+        """`made` with the default a pydantic `Field` gave it."""
+        if read.problem is not None:
+            self.problems.append(read.problem)
+        elif read.value is not MISSING and not fits(read.value, made.node):
+            self.problems.append(_default_problem(made.name, read.value, annotation))
+        made.required = read.required
+        made.default = read.value
+        made.factory = read.factory
+        made.fill = read.fill
+        return made
 
     def _check_documented(self, docs: Docstring, parameters: list[Parameter]) -> None:
         for name in docs.params:

@@ -445,7 +445,7 @@ class Translator:
     def parameter(self, annotation: Any) -> TypeNode | None:
         """The node of a parameter's annotation, or None when it asks for `Context`."""
         try:
-            key = order_key(annotation)
+            key = annotation if type(annotation) is type else order_key(annotation)
             found = _PARAMETERS.get(key, MISSING)
             if found is not MISSING:
                 return found  # type: ignore[no-any-return]
