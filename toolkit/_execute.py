@@ -20,7 +20,7 @@ from ._context import Context
 from ._convert import Converter, Converters, null_stripper, to_float, to_int
 from ._defaults import fresh
 from ._exceptions import ContentError
-from ._json import TooDeep, dumps, refers_to_itself, to_jsonable, type_name
+from ._json import TooDeep, encode, refers_to_itself, to_jsonable, type_name
 from ._log import log_failure
 from ._nodes import Field, ScalarType, TypeNode, UnionType
 from ._results import ToolResult
@@ -394,22 +394,18 @@ def normalise(value: Any, name: str) -> ToolResult:
     if type(value) is str:
         return ToolResult(value)
     try:
-        return _normalised(value, name)
+        if isinstance(value, ToolResult):
+            return checked_result(value, f'Tool "{name}"')
+        if isinstance(value, str):
+            return ToolResult(str.__str__(value))  # the text it holds; no override runs
+        if is_content(value):
+            return _content_result(value, name)
+        data = to_jsonable(value)
+        return ToolResult(encode(data), structured=data)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # the value's own code failed: this call's error
         return _unsendable(value, name, error)
-
-
-def _normalised(value: Any, name: str) -> ToolResult:
-    if isinstance(value, ToolResult):
-        return checked_result(value, f'Tool "{name}"')
-    if isinstance(value, str):
-        return ToolResult(str.__str__(value))  # the text it holds; no override runs
-    if is_content(value):
-        return _content_result(value, name)
-    data = to_jsonable(value)
-    return ToolResult(dumps(data), structured=data)
 
 
 def _unsendable(value: Any, name: str, error: BaseException) -> ToolResult:

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     import datetime
 
-__all__ = ["MAX_DEPTH", "TooDeep", "dumps", "refers_to_itself", "to_jsonable"]
+__all__ = [
+    "MAX_DEPTH",
+    "TooDeep",
+    "encode",
+    "refers_to_itself",
+    "to_jsonable",
+    "type_name",
+]
 
 MAX_DEPTH: Final = 100
 """Containers nested in a value sent as JSON, at most (pydantic's serialiser stops at 255)."""
@@ -133,16 +140,9 @@ def _special(value: Any) -> Any:
     raise TypeError(msg)
 
 
-def dumps(value: Any) -> str:
-    """Compact JSON text of `value` (non-ASCII kept, NaN refused).
-
-    Raises:
-        TypeError: The value has no JSON form.
-        ValueError: The value holds NaN or an infinity.
-    """
-    if isinstance(value, str):
-        return _encoder().encode(value)  # type: ignore[no-any-return]
-    return _encoder().encode(to_jsonable(value))  # type: ignore[no-any-return]
+def encode(data: Any) -> str:
+    """Compact JSON text of data that `to_jsonable` made (nothing left to convert)."""
+    return _encoder().encode(data)  # type: ignore[no-any-return]
 
 
 def _key(key: Any) -> str:

@@ -34,6 +34,7 @@ from typing import Any, Final
 from ._log import log_warning
 
 __all__ = [
+    "AWAITS_INLINE",
     "DEFAULT_MAX_THREADS",
     "Raised",
     "ThreadPool",
@@ -51,6 +52,9 @@ DEFAULT_MAX_THREADS: Final = 64
 
 _IDLE_SECONDS: Final = 30.0  # a worker thread with nothing to do for this long ends
 _TASKS_COUNT_CANCELLING: Final = sys.version_info >= (3, 11)  # Task.cancelling()
+
+AWAITS_INLINE: Final = _TASKS_COUNT_CANCELLING
+"""Whether a tool's awaitable without a timeout may be awaited right in the caller's task."""
 
 _PENDING, _RUNNING, _DONE, _SKIPPED = range(4)
 
@@ -346,7 +350,7 @@ async def await_tool(awaitable: Awaitable[Any], timeout: float | None) -> Any:
     the tool raised. Otherwise it runs in a task of its own, and whatever it
     raises comes back wrapped in `Raised`.
     """
-    if timeout is None and _TASKS_COUNT_CANCELLING:
+    if timeout is None and AWAITS_INLINE:
         return await awaitable
     import asyncio
 

@@ -46,6 +46,7 @@ from ._output import OutputCheck
 from ._record import Record
 from ._results import ToolResult, Widget
 from ._running import (
+    AWAITS_INLINE,
     Raised,
     ThreadPool,
     TimedOut,
@@ -509,7 +510,9 @@ class Tool(Generic[P, R]):
                 return bound  # type: ignore[return-value]  # an error result
         thunk = self._thunk(bound, agent_id, call_id)
         try:
-            if self._is_async:
+            if self._is_async and self.timeout is None and AWAITS_INLINE:
+                outcome = await thunk()  # the common case, without a task or frame more
+            elif self._is_async:
                 outcome = await await_tool(thunk(), self.timeout)
             elif self.thread:
                 outcome = await in_thread(thunk, self.timeout, pool)
