@@ -25,7 +25,7 @@ from . import __version__
 from ._content import Text, describe, save_part
 from ._lint import Finding, lint
 from ._tool import Tool
-from ._toolset import EXPORT_FORMATS, ToolSet
+from ._toolset import ToolSet
 
 __all__ = ["main"]
 
@@ -111,6 +111,8 @@ examples:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from . import providers
+
     parser = argparse.ArgumentParser(
         prog="toolkit",
         description="Turn annotated Python functions into LLM tools.",
@@ -137,7 +139,7 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     schema.add_argument(
         "--format",
-        choices=EXPORT_FORMATS,
+        choices=("json", *providers.NAMES),
         default="json",
         help="the API (default: json)",
     )

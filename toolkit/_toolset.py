@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
 from ._callables import unbound_method_problem
 from ._content import with_text
@@ -40,7 +40,7 @@ from ._views import model_description
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["EXPORT_FORMATS", "Middleware", "ToolSet"]
+__all__ = ["Middleware", "ToolSet"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -48,15 +48,6 @@ R = TypeVar("R")
 CallNext = Callable[[ToolCall], Awaitable[ToolResult]]
 Middleware = Callable[[ToolCall, Context[Any], CallNext], Awaitable[ToolResult]]
 """`async def middleware(call, context, call_next) -> ToolResult`."""
-
-EXPORT_FORMATS: Final = (
-    "json",
-    "openai",
-    "openai_responses",
-    "anthropic",
-    "gemini",
-    "mcp",
-)
 
 
 class ToolSet:
@@ -576,15 +567,11 @@ def _truncated(result: ToolResult, limit: int) -> ToolResult:
 def _exporter(format: str) -> Callable[..., Any]:
     if format == "json":
         return _export_json
-    if format not in EXPORT_FORMATS:
-        msg = (
-            f"Unknown export format {format!r}; use one of {', '.join(EXPORT_FORMATS)}"
-        )
-        raise ValueError(msg)
-    import importlib
+    from . import (
+        providers,  # the table of providers; each is imported when first asked for
+    )
 
-    module = importlib.import_module(f"toolkit.providers.{format}")
-    return module.tools  # type: ignore[no-any-return]
+    return providers.get(format).tools  # type: ignore[no-any-return]
 
 
 def _export_json(toolset: ToolSet) -> list[dict[str, Any]]:

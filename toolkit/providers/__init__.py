@@ -9,7 +9,38 @@
 | `toolkit.providers.mcp` | Model Context Protocol |
 
 Each offers `tools(toolset_or_tools, **options)`, `parse_calls(message)`,
-`results(calls, results)` and `await handle(toolset, agent_id, message)`.
+`results(calls, results)`, `await handle(toolset, agent_id, message)` and
+`lint(tools)`, and is found by name through `get(name)`: the core asks this
+table and knows no API itself.
 None imports an SDK: responses are read by duck typing, as dicts (snake or
 camel case) or as the SDK's own objects.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+__all__ = ["NAMES", "get"]
+
+NAMES: Final = ("openai", "openai_responses", "anthropic", "gemini", "mcp")
+"""Every provider, by the name `ToolSet.export` and the command line take."""
+
+
+def get(name: str) -> ModuleType:
+    """The provider module called `name`, imported now if it was not yet.
+
+    A provider module offers `tools`, `parse_calls`, `results`, `handle`
+    and `lint` (and `strict_problems` where the API has a strict mode).
+
+    Raises:
+        ValueError: No provider has that name; the message lists them.
+    """
+    if name not in NAMES:
+        msg = f"Unknown export format {name!r}; use one of json, {', '.join(NAMES)}"
+        raise ValueError(msg)
+    import importlib
+
+    return importlib.import_module(f"{__name__}.{name}")

@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
-from typing import Any, Final
+from collections.abc import Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
-from toolkit._toolset import ToolSet
 
-__all__ = ["MINTED_PREFIX", "as_tools", "field", "items", "mint_id", "pair"]
+if TYPE_CHECKING:
+    from toolkit._toolset import ToolSet
+
+Source: TypeAlias = "ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]]"
+"""What `tools(...)` takes: a `ToolSet`, one `Tool`, or tools."""
+
+R = TypeVar("R")
+
+__all__ = [
+    "MINTED_PREFIX",
+    "Source",
+    "as_tools",
+    "field",
+    "handler",
+    "items",
+    "mint_id",
+    "pair",
+]
 
 MINTED_PREFIX: Final = "toolkit-"
 """Ids that toolkit made up for calls that came without one (Gemini, MCP)."""
@@ -23,8 +39,6 @@ def as_tools(
     if isinstance(source, Tool):
         return [source]
     found = list(source)
-    if isinstance(source, ToolSet):
-        return found  # a ToolSet holds only tools
     for item in found:
         if not isinstance(item, Tool):
             msg = f"Expected a ToolSet, a Tool or a list of Tools; found {item!r}"
@@ -71,3 +85,46 @@ def pair(
             msg = f"Expected ToolCall and ToolResult pairs; got {call!r} and {result!r}"
             raise TypeError(msg)
     return list(zip(calls, results, strict=True))
+
+
+def handler(
+    parse_calls: Callable[[Any], list[ToolCall]],
+    results: Callable[..., R],
+    replies: str,
+    *,
+    with_toolset: bool = False,
+) -> Callable[..., Coroutine[Any, Any, R]]:
+    """A provider's `handle`: parse the calls, run them concurrently, build the reply.
+
+    Args:
+        parse_calls: The provider's `parse_calls`.
+        results: The provider's `results`; `handle`'s extra keyword arguments
+            go to it.
+        replies: What the reply is, for the docstring ("the messages to append").
+        with_toolset: Pass the toolset to `results` too (`toolset=`), for a
+            provider whose results depend on the tools' definitions.
+    """
+
+    async def handle(
+        toolset: ToolSet,
+        agent_id: str,
+        message: Any,
+        *,
+        deps: Any = None,
+        **options: Any,
+    ) -> R:
+        calls = parse_calls(message)
+        if with_toolset:
+            options["toolset"] = toolset
+        return results(calls, await toolset.run(agent_id, calls, deps=deps), **options)
+
+    handle.__doc__ = f"""Parse the calls in `message`, run them concurrently, and return {replies}.
+
+    Args:
+        toolset: The tools to run the calls with.
+        agent_id: The agent that runs the calls (`Context.agent_id`).
+        message: The model's response, as `parse_calls` takes it.
+        deps: Passed to each tool's `Context` as `deps`.
+        **options: Passed to `results` (for example `limits=`).
+    """
+    return handle

@@ -23,10 +23,9 @@ from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, T
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
-from toolkit._toolset import ToolSet
 from toolkit._views import model_description
 
-from ._common import as_tools, field, items, pair
+from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import b64, left_out, link_text, over_limit, parts_of, resource_text
 from ._transform import anthropic_strict, strip_meta
 
@@ -40,9 +39,7 @@ def strict_problems(item: Tool[Any, Any]) -> tuple[str, ...]:
     return anthropic_strict(item.parameters).problems
 
 
-def tools(
-    source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]], *, strict: bool = False
-) -> list[dict[str, Any]]:
+def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
     """The request's `tools` value: `[{"name", "description", "input_schema"}, ...]`.
 
     Args:
@@ -185,9 +182,6 @@ def _as_text(part: Part) -> str:
     )
 
 
-async def handle(
-    toolset: ToolSet, agent_id: str, message: Any, *, deps: Any = None
-) -> dict[str, Any]:
-    """Parse, run concurrently, and return the user message to append."""
-    calls = parse_calls(message)
-    return results(calls, await toolset.run(agent_id, calls, deps=deps))
+handle = handler(
+    parse_calls, results, "the `role: user` message of `tool_result` blocks to append"
+)

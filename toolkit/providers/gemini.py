@@ -22,11 +22,18 @@ from typing import Any, Literal
 from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
 from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._results import ToolCall, ToolResult
-from toolkit._tool import Tool
-from toolkit._toolset import ToolSet
 from toolkit._views import model_description
 
-from ._common import MINTED_PREFIX, as_tools, field, items, mint_id, pair
+from ._common import (
+    MINTED_PREFIX,
+    Source,
+    as_tools,
+    field,
+    handler,
+    items,
+    mint_id,
+    pair,
+)
 from ._parts import b64, left_out, link_text, over_limit, parts_of, resource_text
 from ._transform import gemini_openapi, strip_meta
 
@@ -34,7 +41,7 @@ __all__ = ["handle", "parse_calls", "results", "tools"]
 
 
 def tools(
-    source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]],
+    source: Source,
     *,
     schema: Literal["json", "openapi"] = "json",
 ) -> list[dict[str, Any]]:
@@ -209,9 +216,8 @@ def _as_text(part: Part) -> str:
     )  # pragma: no cover  # every other part is media
 
 
-async def handle(
-    toolset: ToolSet, agent_id: str, message: Any, *, deps: Any = None
-) -> dict[str, Any]:
-    """Parse, run concurrently, and return the content to append."""
-    calls = parse_calls(message)
-    return results(calls, await toolset.run(agent_id, calls, deps=deps))
+handle = handler(
+    parse_calls,
+    results,
+    "the `role: user` content of `functionResponse` parts to append",
+)

@@ -25,7 +25,7 @@ import stat
 import sys
 import weakref
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
 from toolkit._exceptions import ToolDefinitionError
@@ -36,11 +36,13 @@ from toolkit._log import log_failure
 from toolkit._results import ToolCall, ToolResult
 from toolkit._schema import dangling_refs
 from toolkit._tool import Tool, check_name
-from toolkit._toolset import ToolSet
 from toolkit._validation import compile_check, jsonschema_validator
 from toolkit._views import model_description
 
-from ._common import as_tools, field, mint_id, pair
+if TYPE_CHECKING:
+    from toolkit._toolset import ToolSet
+
+from ._common import Source, as_tools, field, handler, mint_id, pair
 from ._parts import b64, parts_of
 from ._transform import is_wrapped, wrap_output
 
@@ -123,7 +125,7 @@ def problems(item: Tool[Any, Any]) -> tuple[str, ...]:
 
 
 def tools(
-    source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]],
+    source: Source,
 ) -> list[dict[str, Any]]:
     """The `tools` of a `tools/list` result.
 
@@ -335,13 +337,7 @@ def results(
     ]
 
 
-async def handle(
-    toolset: ToolSet, agent_id: str, params: Any, *, deps: Any = None
-) -> list[dict[str, Any]]:
-    """Parse, run concurrently, and return the `CallToolResult`s."""
-    calls = parse_calls(params)
-    outcomes = await toolset.run(agent_id, calls, deps=deps)
-    return results(calls, outcomes, toolset=toolset)
+handle = handler(parse_calls, results, "the `CallToolResult`s", with_toolset=True)
 
 
 # ---------------------------------------------------------------- server

@@ -34,10 +34,9 @@ from toolkit._content import (
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
-from toolkit._toolset import ToolSet
 from toolkit._views import model_description, openai_view
 
-from ._common import as_tools, field, items, pair
+from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import (
     b64,
     data_url,
@@ -85,9 +84,7 @@ def strict_problems(item: Tool[Any, Any]) -> tuple[str, ...]:
     return openai_strict(item.parameters).problems
 
 
-def tools(
-    source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]], *, strict: bool = False
-) -> list[dict[str, Any]]:
+def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
     """The request's `tools` value: `[{"type": "function", "function": {...}}, ...]`.
 
     Args:
@@ -227,9 +224,8 @@ def _as_text(part: Part) -> str:
     return left_out(part, "Chat Completions", "cannot attach a binary resource")
 
 
-async def handle(
-    toolset: ToolSet, agent_id: str, message: Any, *, deps: Any = None
-) -> list[dict[str, Any]]:
-    """Parse the calls in `message`, run them concurrently, return the messages to append."""
-    calls = parse_calls(message)
-    return results(calls, await toolset.run(agent_id, calls, deps=deps))
+handle = handler(
+    parse_calls,
+    results,
+    "the `role: tool` messages to append (and the user message with any media)",
+)

@@ -19,19 +19,15 @@ from typing import Any
 from toolkit._content import File, Image, Part, Resource, ResourceLink, Text
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
-from toolkit._tool import Tool
-from toolkit._toolset import ToolSet
 
-from ._common import as_tools, field, items, pair
+from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import data_url, left_out, link_text, over_limit, parts_of, resource_text
 from .openai import function_definition, strict_problems
 
 __all__ = ["handle", "output", "parse_calls", "results", "strict_problems", "tools"]
 
 
-def tools(
-    source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]], *, strict: bool = False
-) -> list[dict[str, Any]]:
+def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
     """The request's `tools` value: `[{"type": "function", "name", ..., "strict"}, ...]`."""
     return FrozenList(
         [
@@ -130,9 +126,4 @@ def _as_text(part: Part) -> str:
     )
 
 
-async def handle(
-    toolset: ToolSet, agent_id: str, response: Any, *, deps: Any = None
-) -> list[dict[str, Any]]:
-    """Parse, run concurrently, and return the items to send back."""
-    calls = parse_calls(response)
-    return results(calls, await toolset.run(agent_id, calls, deps=deps))
+handle = handler(parse_calls, results, "the `function_call_output` items to send back")
