@@ -15,7 +15,7 @@ from ._exceptions import DuplicateToolError as DuplicateToolError
 from ._exceptions import ToolDefinitionError as ToolDefinitionError
 from ._exceptions import ToolError as ToolError
 from ._exceptions import ToolkitError as ToolkitError
-from ._lint import Finding as Finding
+from ._finding import Finding as Finding
 from ._lint import lint as lint
 from ._param import Param as Param
 from ._results import TextUI as TextUI

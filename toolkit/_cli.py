@@ -32,7 +32,6 @@ __all__ = ["main"]
 _STRICT_FORMATS: Final = ("openai", "openai_responses", "anthropic")
 # Limits of Gemini's older OpenAPI `parameters` form only: the default Gemini
 # export (`parametersJsonSchema`) takes any property name and recursion.
-_GEMINI_OPENAPI_CODES: Final = frozenset({"gemini-parameter-name", "gemini-openapi"})
 
 
 class TargetError(Exception):
@@ -273,7 +272,9 @@ def _log_to_stderr() -> None:
 def _lint(tools: ToolSet, options: argparse.Namespace) -> int:
     findings: list[Finding] = lint(tools)
     if not options.gemini_openapi:
-        findings = [item for item in findings if item.code not in _GEMINI_OPENAPI_CODES]
+        from .providers import gemini
+
+        findings = [item for item in findings if item.code not in gemini.OPENAPI_CODES]
     for finding in findings:
         print(finding)
     count = len(tools)

@@ -39,7 +39,7 @@ from ._execute import (
     normalise,
     safe_text,
 )
-from ._frozen import FrozenDict, freeze
+from ._frozen import freeze
 from ._log import log_failure, log_warning
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
 from ._output import OutputCheck
@@ -61,7 +61,7 @@ from ._signature import FunctionInfo, analyze
 from ._types import JsonObject, JsonSchema
 from ._typing import MAX_DEPTH
 from ._validation import is_large
-from ._views import keep_openai_view, model_description
+from ._views import model_description
 
 __all__ = [
     "AITool",
@@ -204,8 +204,8 @@ class Tool(Generic[P, R]):
         self._is_async = False
         self._invoker_cache: Invoker | None = None
         self._output_check: OutputCheck | None = None  # built with the invoker
-        # Wire views kept with the tool (see _views): kind -> (name, description, parameters, returns, view).
-        self._views: dict[str, tuple[str, str, JsonSchema, str | None, FrozenDict]] = {}
+        # Views that providers keep with the tool (see _views.kept_view).
+        self._views: dict[str, tuple[str, str, JsonSchema, str | None, Any]] = {}
 
     @classmethod
     def new(
@@ -246,15 +246,13 @@ class Tool(Generic[P, R]):
         if not callable(execute_fn):
             msg = f"execute_fn of tool {name!r} is {execute_fn!r}, which cannot be called. Pass a function (agent_id, call_id, args) -> ToolResult"
             raise ToolDefinitionError(msg)
-        made = cls(
+        return cls(
             name=name,
             description=description,
             parameters=freeze(parameters),
             execute_fn=execute_fn,
             **options,
         )
-        keep_openai_view(made)
-        return made
 
     @classmethod
     def _from_function(
@@ -290,7 +288,6 @@ class Tool(Generic[P, R]):
             msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
             raise ToolDefinitionError(msg, function=qualname)
         _wrap(made, target)
-        keep_openai_view(made)
         return made
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -341,7 +338,6 @@ class Tool(Generic[P, R]):
         clone._invoker_cache = None
         if self._function is not None:
             clone.execute_fn = clone._call_execute_fn
-        keep_openai_view(clone)
         return clone
 
     # ---------------------------------------------------------- execution

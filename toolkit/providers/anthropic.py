@@ -16,10 +16,11 @@ with `strict: false`, in order, and `strict_problems` explains any refusal.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
 from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
+from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
@@ -185,3 +186,14 @@ def _as_text(part: Part) -> str:
 handle = handler(
     parse_calls, results, "the `role: user` message of `tool_result` blocks to append"
 )
+
+
+def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
+    """Why a tool cannot be strict for Anthropic."""
+    for item in tools:
+        for problem in strict_problems(item):
+            yield Finding(
+                item.name,
+                "anthropic-not-strict",
+                f"cannot be strict for Anthropic, so it is sent with strict: false: {problem}",
+            )

@@ -16,12 +16,16 @@ gets a fresh one, which is not echoed back in its response.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Final, Literal
 
 from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
+from toolkit._exceptions import ToolDefinitionError
+from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._results import ToolCall, ToolResult
+from toolkit._tool import Tool
 from toolkit._views import model_description
 
 from ._common import (
@@ -221,3 +225,29 @@ handle = handler(
     results,
     "the `role: user` content of `functionResponse` parts to append",
 )
+
+
+_PROPERTY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+OPENAPI_CODES: Final = frozenset({"gemini-parameter-name", "gemini-openapi"})
+"""The findings about the older OpenAPI `parameters` form only (`tools(..., schema="openapi")`)."""
+
+
+def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
+    """What the OpenAPI `parameters` form refuses: parameter names, recursive types.
+
+    The default export (`parametersJsonSchema`) has neither limit: these
+    findings carry the codes of `OPENAPI_CODES`, which `toolkit lint` shows
+    only with `--gemini-openapi`.
+    """
+    for item in tools:
+        for name in item.parameters.get("properties", {}):
+            if not _PROPERTY.fullmatch(name):
+                yield Finding(
+                    item.name,
+                    "gemini-parameter-name",
+                    f"parameter {name!r} is not a name Gemini accepts in `parameters` (letters, digits, '_', at most 64)",
+                )
+        try:
+            gemini_openapi(item.parameters, tool_name=item.name)
+        except ToolDefinitionError as error:
+            yield Finding(item.name, "gemini-openapi", str(error))

@@ -24,12 +24,13 @@ import os
 import stat
 import sys
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
 from toolkit._exceptions import ToolDefinitionError
 from toolkit._execute import error_text, safe_text
+from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._json import to_jsonable
 from toolkit._log import log_failure
@@ -338,6 +339,17 @@ def results(
 
 
 handle = handler(parse_calls, results, "the `CallToolResult`s", with_toolset=True)
+
+
+def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
+    """Tools whose MCP definition clients would refuse (they are left out of `tools/list`)."""
+    for item in tools:
+        for problem in problems(item):
+            yield Finding(
+                item.name,
+                "mcp-invalid",
+                f"MCP clients would refuse it, so it is left out of the MCP tools list: {problem}",
+            )
 
 
 # ---------------------------------------------------------------- server

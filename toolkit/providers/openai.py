@@ -18,7 +18,7 @@ sent explicitly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
 from toolkit._content import (
@@ -31,10 +31,11 @@ from toolkit._content import (
     Text,
     describe,
 )
+from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
-from toolkit._views import model_description, openai_view
+from toolkit._views import kept_view, model_description
 
 from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import (
@@ -101,8 +102,13 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
             ]
         )
     return FrozenList(
-        [openai_view(item) for item in as_tools(source)]
+        [kept_view(item, "openai", _envelope) for item in as_tools(source)]
     )  # built with each tool
+
+
+def _envelope(item: Tool[Any, Any]) -> FrozenDict:
+    """The non-strict `{"type": "function", "function": {...}}` of one tool."""
+    return FrozenDict(type="function", function=function_definition(item))
 
 
 def parse_calls(message: Any) -> list[ToolCall]:
@@ -229,3 +235,31 @@ handle = handler(
     results,
     "the `role: tool` messages to append (and the user message with any media)",
 )
+
+
+_MAX_DESCRIPTION: Final = 1024  # the API answers "string_above_max_length" past this
+_MAX_TOOLS: Final = 128  # tools in one request
+
+
+def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
+    """What OpenAI would refuse or weaken: long descriptions, non-strict tools, too many tools.
+
+    The Responses API has the same rules; its module reports nothing twice.
+    """
+    for item in tools:
+        length = len(item.description.strip())
+        if length > _MAX_DESCRIPTION:
+            yield Finding(
+                item.name,
+                "long-description",
+                f"the description has {length:,} characters; OpenAI rejects more than {_MAX_DESCRIPTION:,}. Shorten it",
+            )
+        for problem in strict_problems(item):
+            yield Finding(
+                item.name,
+                "openai-not-strict",
+                f"cannot be strict for OpenAI, so it is sent with strict: false: {problem}",
+            )
+    if len(tools) > _MAX_TOOLS:
+        message = f"{len(tools)} tools in one set; OpenAI accepts at most {_MAX_TOOLS} per request. Split the set or select fewer"
+        yield Finding(None, "too-many-tools", message)

@@ -13,12 +13,14 @@ Results are linked by `call_id` (not the item `id`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from toolkit._content import File, Image, Part, Resource, ResourceLink, Text
+from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
+from toolkit._tool import Tool
 
 from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import data_url, left_out, link_text, over_limit, parts_of, resource_text
@@ -127,3 +129,8 @@ def _as_text(part: Part) -> str:
 
 
 handle = handler(parse_calls, results, "the `function_call_output` items to send back")
+
+
+def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
+    """Nothing of its own: the Responses API shares Chat Completions' rules, which `openai.lint` reports."""
+    return iter(())
