@@ -11,7 +11,6 @@ description, so the model still reads it.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -22,39 +21,21 @@ from toolkit._schema import inline_root
 from toolkit._types import JsonSchema
 
 __all__ = [
+    "STRICT_KEEP",
+    "Dialect",
     "Strict",
-    "anthropic_strict",
+    "StrictWalker",
     "gemini_openapi",
     "is_wrapped",
-    "openai_strict",
+    "ref_cycle",
     "strip_meta",
     "wrap_output",
 ]
 
-_META_KEYS: Final = frozenset({"$schema", "$id", "$comment"})
-_OPENAI_FORMATS: Final = frozenset(
-    {
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    }
-)
-_ANTHROPIC_FORMATS: Final = _OPENAI_FORMATS | {"uri"}
 _GEMINI_FORMATS: Final = frozenset({"enum", "date-time"})
-_COMPLEX_PATTERN: Final = re.compile(r"\\[1-9]|\(\?[=!<]|\\b|\\B")
 _NULL: Final = {"type": "null"}
-_OPENAI_LIMITS: Final = (  # (what _StrictWalker counts, OpenAI's limit, how to say it)
-    ("depth", 10, "nested {} levels deep"),
-    ("properties", 5000, "{} properties"),
-    ("enum_values", 1000, "{} enum values"),
-    ("text", 120_000, "{} characters of names and enum values"),
-)
+
+_META_KEYS: Final = frozenset({"$schema", "$id", "$comment"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,21 +107,36 @@ def _nullable(schema: JsonSchema) -> JsonSchema:
 # ---------------------------------------------------------------- strict views
 
 
-class _StrictWalker:
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """One API's strict subset, as the shared walker needs to know it.
+
+    Attributes:
+        provider: The API's name, for the messages ("OpenAI").
+        keep: The keywords kept as they are.
+        formats: The string formats kept; others move to the description.
+        optional_nullable: Make every property required and the optional
+            ones nullable (OpenAI), or keep optional ones optional.
+        drop: For a kept keyword with a value the API refuses, the note that
+            replaces it in the description, else None.
+    """
+
+    provider: str
+    keep: frozenset[str]
+    formats: frozenset[str]
+    optional_nullable: bool
+    drop: Callable[[str, Any], str | None] = lambda key, value: None
+
+
+class StrictWalker:
     """Rewrites a schema into a provider's strict subset, collecting what cannot be."""
 
-    def __init__(
-        self,
-        *,
-        provider: str,
-        keep: frozenset[str],
-        formats: frozenset[str],
-        optional_nullable: bool,
-    ) -> None:
-        self.provider = provider
-        self.keep = keep
-        self.formats = formats
-        self.optional_nullable = optional_nullable
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self.provider = dialect.provider
+        self.keep = dialect.keep
+        self.formats = dialect.formats
+        self.optional_nullable = dialect.optional_nullable
         self.problems: list[str] = []
         self.optional = 0
         self.unions = 0
@@ -190,14 +186,8 @@ class _StrictWalker:
                     )
             elif key == "format" and value not in self.formats:
                 notes.append(f"format: {value}")
-            elif (
-                key == "pattern"
-                and self.provider == "Anthropic"
-                and _COMPLEX_PATTERN.search(value)
-            ):
-                notes.append(f"pattern: {value}")
-            elif key == "minItems" and self.provider == "Anthropic" and value > 1:
-                notes.append(f"at least {value} items")
+            elif (dropped := self.dialect.drop(key, value)) is not None:
+                notes.append(dropped)
             elif key == "enum":
                 self.enum_values += len(value)
                 self.text += sum(len(str(item)) for item in value)
@@ -304,67 +294,9 @@ def _note(key: str, value: Any) -> list[str]:
 
 
 # Keywords both strict subsets keep as they are; each adds its own.
-_STRICT_KEEP: Final = frozenset(
+STRICT_KEEP: Final = frozenset(
     {"type", "enum", "const", "$ref", "description", "title", "pattern", "format"}
 )
-_OPENAI_KEEP: Final = _STRICT_KEEP | {
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "minItems",
-    "maxItems",
-}
-_ANTHROPIC_KEEP: Final = _STRICT_KEEP | {
-    "default",
-    "minItems",
-}  # minItems only 0 or 1 (see _StrictWalker.node)
-
-
-def openai_strict(schema: JsonSchema) -> Strict:
-    """OpenAI Structured Outputs: every property required, optional ones nullable.
-
-    `additionalProperties: false` on every object, `default` and unsupported
-    keywords removed and said in the description, `$ref` with siblings
-    wrapped in `anyOf`. Maps, free-form objects, tuples, `Any` and schemas
-    over OpenAI's limits cannot be strict.
-    """
-    walker = _StrictWalker(
-        provider="OpenAI",
-        keep=_OPENAI_KEEP,
-        formats=_OPENAI_FORMATS,
-        optional_nullable=True,
-    )
-    out = walker.root(schema)
-    for counter, limit, said in _OPENAI_LIMITS:
-        count: int = getattr(walker, counter)
-        if count > limit:
-            walker.problems.append(
-                f"(root): {said.format(count)}, over OpenAI's limit of {limit}"
-            )
-    return walker.result(out)
-
-
-def anthropic_strict(schema: JsonSchema) -> Strict:
-    """Anthropic strict tool use: closed objects, optional properties kept, no recursion.
-
-    Numeric bounds, length limits, `maxItems`, `minItems` above 1, complex
-    patterns and unknown formats move to the description.
-    """
-    walker = _StrictWalker(
-        provider="Anthropic",
-        keep=_ANTHROPIC_KEEP,
-        formats=_ANTHROPIC_FORMATS,
-        optional_nullable=False,
-    )
-    out = walker.root(schema)
-    cycle = _ref_cycle(schema)
-    if cycle:
-        walker.problems.append(
-            f"$defs.{cycle}: a recursive type, which Anthropic strict mode rejects"
-        )
-    return walker.result(out)
 
 
 def _refs(schema: Any) -> list[str]:
@@ -385,7 +317,7 @@ def _refs(schema: Any) -> list[str]:
     return []
 
 
-def _ref_cycle(schema: JsonSchema) -> str | None:
+def ref_cycle(schema: JsonSchema) -> str | None:
     """The name of a definition that refers back to itself, directly or not."""
     graph = {name: _refs(item) for name, item in schema.get("$defs", {}).items()}
     for start in graph:

@@ -16,6 +16,7 @@ with `strict: false`, in order, and `strict_problems` explains any refusal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
@@ -24,11 +25,19 @@ from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
+from toolkit._types import JsonSchema
 from toolkit._views import model_description
 
 from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import b64, left_out, link_text, over_limit, parts_of, resource_text
-from ._transform import anthropic_strict, strip_meta
+from ._transform import (
+    STRICT_KEEP,
+    Dialect,
+    Strict,
+    StrictWalker,
+    ref_cycle,
+    strip_meta,
+)
 
 __all__ = ["handle", "parse_calls", "results", "strict_problems", "tools"]
 
@@ -197,3 +206,56 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
                 "anthropic-not-strict",
                 f"cannot be strict for Anthropic, so it is sent with strict: false: {problem}",
             )
+
+
+# ---------------------------------------------------------------- strict subset
+
+_FORMATS: Final = frozenset(
+    {
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+        "uri",
+    }
+)
+_COMPLEX_PATTERN: Final = re.compile(r"\\[1-9]|\(\?[=!<]|\\b|\\B")
+
+
+def _drop(key: str, value: Any) -> str | None:
+    """Anthropic refuses back-references, lookarounds and word boundaries, and minItems above 1."""
+    if key == "pattern" and _COMPLEX_PATTERN.search(value):
+        return f"pattern: {value}"
+    if key == "minItems" and value > 1:
+        return f"at least {value} items"
+    return None
+
+
+_DIALECT: Final = Dialect(
+    provider="Anthropic",
+    keep=STRICT_KEEP | {"default", "minItems"},
+    formats=_FORMATS,
+    optional_nullable=False,
+    drop=_drop,
+)
+
+
+def anthropic_strict(schema: JsonSchema) -> Strict:
+    """Anthropic strict tool use: closed objects, optional properties kept, no recursion.
+
+    Numeric bounds, length limits, `maxItems`, `minItems` above 1, complex
+    patterns and unknown formats move to the description.
+    """
+    walker = StrictWalker(_DIALECT)
+    out = walker.root(schema)
+    cycle = ref_cycle(schema)
+    if cycle:
+        walker.problems.append(
+            f"$defs.{cycle}: a recursive type, which Anthropic strict mode rejects"
+        )
+    return walker.result(out)

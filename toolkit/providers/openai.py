@@ -35,6 +35,7 @@ from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
+from toolkit._types import JsonSchema
 from toolkit._views import kept_view, model_description
 
 from ._common import Source, as_tools, field, handler, items, pair
@@ -47,7 +48,7 @@ from ._parts import (
     parts_of,
     resource_text,
 )
-from ._transform import openai_strict, strip_meta
+from ._transform import STRICT_KEEP, Dialect, Strict, StrictWalker, strip_meta
 
 __all__ = [
     "function_definition",
@@ -263,3 +264,60 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
     if len(tools) > _MAX_TOOLS:
         message = f"{len(tools)} tools in one set; OpenAI accepts at most {_MAX_TOOLS} per request. Split the set or select fewer"
         yield Finding(None, "too-many-tools", message)
+
+
+# ---------------------------------------------------------------- strict subset
+
+_FORMATS: Final = frozenset(
+    {
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    }
+)
+_LIMITS: Final = (  # (what the walker counts, OpenAI's limit, how to say it)
+    ("depth", 10, "nested {} levels deep"),
+    ("properties", 5000, "{} properties"),
+    ("enum_values", 1000, "{} enum values"),
+    ("text", 120_000, "{} characters of names and enum values"),
+)
+_DIALECT: Final = Dialect(
+    provider="OpenAI",
+    keep=STRICT_KEEP
+    | {
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "minItems",
+        "maxItems",
+    },
+    formats=_FORMATS,
+    optional_nullable=True,
+)
+
+
+def openai_strict(schema: JsonSchema) -> Strict:
+    """OpenAI Structured Outputs: every property required, optional ones nullable.
+
+    `additionalProperties: false` on every object, `default` and unsupported
+    keywords removed and said in the description, `$ref` with siblings
+    wrapped in `anyOf`. Maps, free-form objects, tuples, `Any` and schemas
+    over OpenAI's limits cannot be strict.
+    """
+    walker = StrictWalker(_DIALECT)
+    out = walker.root(schema)
+    for counter, limit, said in _LIMITS:
+        count: int = getattr(walker, counter)
+        if count > limit:
+            walker.problems.append(
+                f"(root): {said.format(count)}, over OpenAI's limit of {limit}"
+            )
+    return walker.result(out)
