@@ -1,4 +1,4 @@
-"""One exact schema per row of the SPEC's annotation table (msgspec-style)."""
+"""One exact schema per row of the annotation table in README.md (msgspec-style)."""
 
 from __future__ import annotations
 

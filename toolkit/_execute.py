@@ -385,7 +385,7 @@ def _reject_constant(constant: str) -> Any:
 
 
 def normalise(value: Any, name: str) -> ToolResult:
-    """What a tool returned → a `ToolResult` (SPEC §3's table).
+    """What a tool returned → a `ToolResult`: text as is, parts as content, other values as JSON.
 
     Never raises (but for `KeyboardInterrupt`): a value that cannot be sent,
     whatever its methods do when read, is an error result naming the tool

@@ -1,7 +1,7 @@
 """The outcome of a tool call: text for the model, UI side effects for the host.
 
 `ToolResult.text` is all the model ever sees. `ui` is for the host's chat UI
-(the seed's `ui_content`), and `structured` keeps the value a tool returned
+(a note or a widget to open), and `structured` keeps the value a tool returned
 before it became JSON text.
 """
 

@@ -84,7 +84,7 @@ ErrorFormatter = Callable[["Tool[Any, Any]", BaseException], str]
 ExecuteFn = Callable[
     [str, str, JsonObject], "ToolResult | str | Awaitable[ToolResult | str]"
 ]
-"""`execute_fn(agent_id, call_id, args)`, sync or async, as in the seed."""
+"""`execute_fn(agent_id, call_id, args)`, sync or async, with the JSON-decoded args."""
 
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 
@@ -146,7 +146,7 @@ class Tool(Generic[P, R]):
         name: The name the model calls the tool by; unique within a `ToolSet`.
         description: What the tool does, for the model.
         parameters: The JSON Schema (Draft 2020-12) of the arguments.
-        execute_fn: `execute_fn(agent_id, call_id, args)`, as in the seed.
+        execute_fn: `execute_fn(agent_id, call_id, args)`, sync or async.
         widget: The UI widget paired with this tool, or None.
         output_schema: The JSON Schema of a structured return value, or None.
         returns: What the tool returns, for the model (the docstring's Returns

@@ -247,7 +247,9 @@ class ToolSet:
         """The model-facing views of the tools, in insertion order."""
         return [item.to_ai_tool() for item in self]
 
-    def export(self, format: str = "json", **options: Any) -> Any:  # the SPEC's name
+    def export(
+        self, format: str = "json", **options: Any
+    ) -> Any:  # the public name: it shadows the builtin on purpose
         """The value of the request's `tools` field for one LLM API.
 
         Args:

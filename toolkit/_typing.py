@@ -507,7 +507,7 @@ class Translator:
             meta = node.meta.merged(meta)
         return node.with_meta(meta)
 
-    def _dispatch(self, tp: Any) -> TypeNode:  # noqa: C901  # a flat chain, one line per kind (STYLE R3)
+    def _dispatch(self, tp: Any) -> TypeNode:  # noqa: C901  # a flat chain, one line per kind, easier to read than a table of predicates
         if tp is Any or tp is object:
             return AnyType()
         if tp is None or is_scalar(tp):
