@@ -27,6 +27,7 @@ from toolkit._results import ToolResult
 
 __all__ = [
     "LIMITS",
+    "as_text",
     "b64",
     "data_url",
     "left_out",
@@ -85,6 +86,17 @@ def link_text(part: ResourceLink) -> str:
 def resource_text(part: Resource) -> str:
     """A text resource as text, headed by its URI."""
     return f"[Resource {part.uri}]\n{part.text}"
+
+
+def as_text(part: Part, api: str, why: str) -> str:
+    """A part that travels as text: its text, a text resource, a link, or what was left out and `why`."""
+    if isinstance(part, Text):
+        return part.text
+    if isinstance(part, Resource) and part.text is not None:
+        return resource_text(part)
+    if isinstance(part, ResourceLink):
+        return link_text(part)
+    return left_out(part, api, why)
 
 
 def _kind(part: Part) -> str | None:

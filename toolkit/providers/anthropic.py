@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
-from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
+from toolkit._content import Audio, File, Image, Part
 from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
@@ -29,7 +29,7 @@ from toolkit._types import JsonSchema
 from toolkit._views import model_description
 
 from ._common import Source, as_tools, field, handler, items, pair
-from ._parts import b64, left_out, link_text, over_limit, parts_of, resource_text
+from ._parts import as_text, b64, over_limit, parts_of
 from ._transform import (
     STRICT_KEEP,
     Dialect,
@@ -177,15 +177,9 @@ def _document(source: dict[str, Any], title: str | None) -> dict[str, Any]:
 
 
 def _as_text(part: Part) -> str:
-    if isinstance(part, Text):
-        return part.text
-    if isinstance(part, Resource) and part.text is not None:
-        return resource_text(part)
-    if isinstance(part, ResourceLink):
-        return link_text(part)
     if isinstance(part, Audio):
-        return left_out(part, "Anthropic", "takes no audio in a tool result")
-    return left_out(
+        return as_text(part, "Anthropic", "takes no audio in a tool result")
+    return as_text(
         part,
         "Anthropic",
         "takes images, PDFs and plain text in a tool result, not this type",

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final, Literal
 
-from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
+from toolkit._content import Audio, File, Image, Part, Resource
 from toolkit._exceptions import ToolDefinitionError
 from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList, freeze
@@ -38,7 +38,7 @@ from ._common import (
     mint_id,
     pair,
 )
-from ._parts import b64, left_out, link_text, over_limit, parts_of, resource_text
+from ._parts import as_text, b64, over_limit, parts_of
 from ._transform import gemini_openapi, strip_meta
 
 __all__ = ["handle", "parse_calls", "results", "tools"]
@@ -209,15 +209,7 @@ def _sibling(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _as_text(part: Part) -> str:
-    if isinstance(part, Text):
-        return part.text
-    if isinstance(part, Resource):
-        return resource_text(part)
-    if isinstance(part, ResourceLink):
-        return link_text(part)
-    return left_out(
-        part, "Gemini", "cannot carry it"
-    )  # pragma: no cover  # every other part is media
+    return as_text(part, "Gemini", "cannot carry it")  # every other part is media
 
 
 handle = handler(

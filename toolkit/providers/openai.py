@@ -26,9 +26,6 @@ from toolkit._content import (
     File,
     Image,
     Part,
-    Resource,
-    ResourceLink,
-    Text,
     describe,
 )
 from toolkit._finding import Finding
@@ -40,13 +37,11 @@ from toolkit._views import kept_view, model_description
 
 from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import (
+    as_text,
     b64,
     data_url,
-    left_out,
-    link_text,
     over_limit,
     parts_of,
-    resource_text,
 )
 from ._transform import STRICT_KEEP, Dialect, Strict, StrictWalker, strip_meta
 
@@ -218,17 +213,11 @@ def _media(part: Part) -> dict[str, Any] | None:
 
 
 def _as_text(part: Part) -> str:
-    if isinstance(part, Text):
-        return part.text
-    if isinstance(part, Resource) and part.text is not None:
-        return resource_text(part)
-    if isinstance(part, ResourceLink):
-        return link_text(part)
-    if isinstance(part, File):
+    if isinstance(part, File):  # a file by URL: Chat Completions takes file data only
         return f"[File {part.name or ''} <{part.url}> ({part.mime_type})]"
     if isinstance(part, Audio):
-        return left_out(part, "Chat Completions", "takes WAV and MP3 audio only")
-    return left_out(part, "Chat Completions", "cannot attach a binary resource")
+        return as_text(part, "Chat Completions", "takes WAV and MP3 audio only")
+    return as_text(part, "Chat Completions", "cannot attach a binary resource")
 
 
 handle = handler(

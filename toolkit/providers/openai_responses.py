@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from toolkit._content import File, Image, Part, Resource, ResourceLink, Text
+from toolkit._content import File, Image, Part, Resource
 from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 
 from ._common import Source, as_tools, field, handler, items, pair
-from ._parts import data_url, left_out, link_text, over_limit, parts_of, resource_text
+from ._parts import as_text, data_url, over_limit, parts_of
 from .openai import function_definition, strict_problems
 
 __all__ = ["handle", "output", "parse_calls", "results", "strict_problems", "tools"]
@@ -117,13 +117,7 @@ def _item(part: Part) -> dict[str, Any]:
 
 
 def _as_text(part: Part) -> str:
-    if isinstance(part, Text):
-        return part.text
-    if isinstance(part, Resource):
-        return resource_text(part)
-    if isinstance(part, ResourceLink):
-        return link_text(part)
-    return left_out(
+    return as_text(
         part, "the Responses API", "takes no audio in a function call output"
     )
 
