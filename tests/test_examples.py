@@ -5,6 +5,7 @@ from __future__ import annotations
 import pathlib
 import subprocess
 import sys
+from typing import Any
 
 EXAMPLES = pathlib.Path(__file__).parent.parent / "examples"
 
@@ -52,3 +53,64 @@ def test_vision_loop_sends_the_chart_to_every_api_as_media() -> None:
     assert '"mimeType": "image/png"' in done.stdout  # MCP
     assert done.stdout.count("Sales of the last 3 months: [3, 5, 4].") == 5
     assert done.stderr == ""
+
+
+def test_the_conformance_server_answers_as_the_suite_expects() -> None:
+    """What `make conformance` checks with the official suite, in process, without Node."""
+    import asyncio
+    import importlib.util
+
+    from mcp_types.methods import validate_server_result
+
+    from toolkit.providers import mcp
+
+    spec = importlib.util.spec_from_file_location(
+        "mcp_conformance_server", EXAMPLES / "mcp_conformance_server.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    listed = mcp.tools(module.tools)
+    validate_server_result("tools/list", "2025-11-25", {"tools": listed})
+    assert all(item["description"] for item in listed)
+    schema = {item["name"]: item for item in listed}["json_schema_2020_12_tool"][
+        "inputSchema"
+    ]
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert "address" in schema["$defs"]
+    assert schema["additionalProperties"] is False
+
+    def call(name: str) -> dict[str, Any]:
+        (sent,) = asyncio.run(mcp.handle(module.tools, "a", {"name": name}))
+        validate_server_result("tools/call", "2025-11-25", sent)
+        return sent
+
+    assert call("test_simple_text")["content"] == [
+        {"type": "text", "text": "This is a simple text response for testing."}
+    ]
+    failed = call("test_error_handling")
+    assert failed["isError"] is True
+    assert failed["content"] == [
+        {"type": "text", "text": "This tool intentionally returns an error for testing"}
+    ]
+    image = call("test_image_content")["content"]
+    assert [(block["type"], block["mimeType"]) for block in image] == [
+        ("image", "image/png")
+    ]
+    audio = call("test_audio_content")["content"]
+    assert [(block["type"], block["mimeType"]) for block in audio] == [
+        ("audio", "audio/wav")
+    ]
+    assert call("test_embedded_resource")["content"] == [
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "test://embedded-resource",
+                "mimeType": "text/plain",
+                "text": "This is an embedded resource content.",
+            },
+        }
+    ]
+    mixed = call("test_multiple_content_types")["content"]
+    assert [block["type"] for block in mixed] == ["text", "image", "resource"]
