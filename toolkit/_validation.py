@@ -184,8 +184,16 @@ def is_large(value: Any, budget: int = _LARGE) -> bool:
     The walk stops as soon as the budget is spent, so it costs at most
     `budget` steps whatever the value's size, depth or cycles.
     """
-    if type(value) is dict and len(value) < 64 and _flat(value):
-        return False  # the common call: a few scalars and short strings
+    if type(value) is dict and len(value) < 64:  # the common call, inline
+        for item in value.values():
+            kind = type(item)
+            if kind is str:
+                if len(item) > 4096:
+                    break
+            elif kind not in _SMALL_SCALARS:
+                break
+        else:
+            return False  # a few scalars and short strings
     try:
         return _over_budget(value, budget)
     except Exception:  # a Python caller's container whose own code raises
@@ -209,17 +217,6 @@ def _over_budget(value: Any, budget: int) -> bool:
         if budget < 0:
             return True
     return False
-
-
-def _flat(arguments: dict[Any, Any]) -> bool:
-    for item in arguments.values():
-        kind = type(item)
-        if kind is str:
-            if len(item) > 4096:
-                return False
-        elif kind not in _SMALL_SCALARS:
-            return False
-    return True
 
 
 # ---------------------------------------------------------------- compiler
@@ -489,23 +486,28 @@ def _object_check(
     """
     closed = extra is _never
 
-    def fits(value: dict[Any, Any]) -> bool:
+    def fails(value: dict[Any, Any]) -> bool:
+        """The verdict on a dict that breaks a rule.
+
+        False, unless a key that is not a string makes it no object at all:
+        then the object keywords do not apply.
+        """
+        return not typed and not _string_keys(value)
+
+    def check(value: Any) -> bool:
+        if not isinstance(value, dict):
+            return True
         for name in required:
             if name not in value:
-                return False
+                return fails(value)
         for name, item in value.items():
             own = properties.get(name)
             if own is None:
                 if closed or not isinstance(name, str) or not extra(item):
-                    return False
+                    return fails(value)
             elif not own(item):
-                return False
+                return fails(value)
         return True
-
-    def check(value: Any) -> bool:
-        if not isinstance(value, dict) or fits(value):
-            return True
-        return not typed and not _string_keys(value)
 
     return check
 
