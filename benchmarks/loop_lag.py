@@ -95,6 +95,16 @@ async def worst_lag(name: str, args: Any) -> tuple[float, float, int]:
     return max(latencies), took, len(latencies)
 
 
+async def alone(duration: float) -> float:
+    """The longest latency of small calls made back to back with nothing else running."""
+    worst, started = 0.0, time.perf_counter()
+    while time.perf_counter() - started < duration:
+        before = time.perf_counter()
+        await TOOLS.aexecute("a", "s", "add", {"a": 1, "b": 2})
+        worst = max(worst, time.perf_counter() - before)
+    return worst
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
@@ -114,6 +124,8 @@ def main() -> None:
     )
     print("| argument (~1 MB) | size | big call | worst wait of a concurrent call |")
     print("|---|---|---|---|")
+    floor = statistics.median(asyncio.run(alone(0.3)) for _ in range(options.repeats))
+    print(f"| none (small calls alone, for 300 ms) | | | {floor * 1e3:,.1f} ms |")
     for label, (name, args) in CASES.items():
         if options.only not in label:
             continue
