@@ -788,7 +788,9 @@ def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
     Everything is checked now: a bad definition raises `ToolDefinitionError`.
 
     Args:
-        func: The function (when used bare).
+        func: The function (when used bare): a plain or async function, a
+            method in its class body, a bound method, a classmethod or
+            staticmethod, a `functools.partial` or an object with `__call__`.
         **options: `name`, `description` and `docstring_style`
             (`DecoratorOptions`), and the options of every tool
             (`ToolOptions`: `widget`, `title`, `timeout`, `sequential`,
@@ -799,7 +801,8 @@ def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
         The `Tool`, or a decorator that makes one.
 
     Raises:
-        ToolDefinitionError: The function cannot be a tool, or an option is
+        ToolDefinitionError: The function cannot be a tool (an instance method
+            taken from its class, a builtin without a signature included), or an option is
             unknown; the message lists every problem and its fix.
     """
     check_options(dict(options), DecoratorOptions, "@tool")
