@@ -136,7 +136,14 @@ def _special(value: Any) -> Any:
         return value.model_dump(
             mode="json", by_alias=True
         )  # as its schema names the fields
+    from ._content import PART_TYPES  # only on this error path
+
     msg = f"a value of type {type_name(value)} cannot be converted to JSON"
+    if isinstance(value, PART_TYPES):
+        msg += (
+            "; a content part goes beside the data, not inside it: return "
+            "ToolResult.ok(text, content=[...], structured=data), or a list of strings and parts"
+        )
     raise TypeError(msg)
 
 

@@ -284,3 +284,15 @@ def test_max_output_chars_counts_text_only() -> None:
     [result] = asyncio.run(tools.run("a", [ToolCall("c", "big", {})]))
     assert result.text == "short"
     assert len(result.content) == 2
+
+
+def test_a_part_inside_data_is_an_error_that_says_where_parts_go() -> None:
+    @tool
+    def chart() -> dict[str, Any]:
+        """A chart inside a dict, which JSON cannot carry."""
+        return {"chart": Image.from_bytes(PNG), "rows": 3}
+
+    result = chart.execute("a", "c", {})
+    assert result.is_error
+    assert "a value of type Image cannot be converted to JSON" in result.text
+    assert "return ToolResult.ok(text, content=[...], structured=data)" in result.text
