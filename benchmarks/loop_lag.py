@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from toolkit import ToolSet, tool
+from toolkit import Tool, ToolResult, ToolSet, tool
 
 
 @tool
@@ -42,12 +42,26 @@ def words(text: str, tags: dict[str, int]) -> int:
 
 
 @tool
+def opaque(xs: Any) -> int:
+    """Count anything."""
+    return len(xs)
+
+
+OPEN = Tool.new(
+    name="open",
+    description="Take any named arguments.",
+    parameters={"type": "object"},
+    execute_fn=lambda agent_id, call_id, args: ToolResult(str(len(args))),
+)
+
+
+@tool
 def add(a: int, b: int) -> int:
     """Add two numbers."""
     return a + b
 
 
-TOOLS = ToolSet([total, distinct, words, add])
+TOOLS = ToolSet([total, distinct, words, opaque, OPEN, add])
 N = 150_000
 
 CASES: dict[str, tuple[str, Any]] = {
