@@ -487,3 +487,61 @@ def test_the_description_itself_stays_without_the_returns_text() -> None:
     assert search.description == "Search the web."
     assert search.returns == "The titles of the best pages."
     assert quiet.returns is None
+
+
+# ------------------------------------------------------- hostile return values
+
+
+class _LoudStr(str):
+    def __str__(self) -> str:
+        raise RuntimeError("no")
+
+
+class _BadDump:
+    def model_dump(self, **options: Any) -> Any:
+        raise RuntimeError("cannot dump")
+
+    @classmethod
+    def model_json_schema(cls) -> Any:
+        return {}
+
+
+class _BadMapping(dict[str, int]):
+    def items(self) -> Any:
+        raise RuntimeError("cannot iterate")
+
+
+HOSTILE = [
+    pytest.param(Literal["a"], _LoudStr("a"), id="str subclass whose __str__ raises"),
+    pytest.param(
+        Point, ToolResult.ok("x", structured=_BadDump()), id="model_dump raises"
+    ),
+    pytest.param(dict[str, int], _BadMapping(a=1), id="mapping whose items raise"),
+]
+
+
+@pytest.mark.parametrize(("annotation", "value"), HOSTILE)
+def test_a_hostile_return_value_never_escapes(annotation: Any, value: Any) -> None:
+    made = _returning(annotation, value, name="hostile")
+    results: list[Any] = [
+        made.execute("a", "c", {}),
+        asyncio.run(made.aexecute("a", "c", {})),
+        *asyncio.run(
+            mcp.handle(ToolSet([made]), "a", {"name": "hostile", "arguments": {}})
+        ),
+    ]
+    for result in results[:2]:
+        assert isinstance(result.text, str)
+        assert result.is_error or result.structured == "a"
+    sent = results[2]
+    validate_server_result("tools/call", "2025-11-25", sent)
+    if not sent["isError"]:
+        assert sent["structuredContent"] == {"result": "a"}
+
+
+def test_a_hostile_structured_value_is_named_in_the_error() -> None:
+    returned = ToolResult.ok("x", structured=_BadDump())
+    result = _returning(Point, returned, name="hostile").execute("a", "c", {})
+    assert result.is_error is True
+    assert result.text.startswith('Tool "hostile" returned a value of type ')
+    assert "_BadDump" in result.text

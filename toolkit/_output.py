@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ._execute import normalise
-from ._json import to_jsonable
+from ._execute import error_text, normalise, safe_text
+from ._json import to_jsonable, type_name
 from ._log import log_failure
 from ._results import ToolResult
 from ._types import JsonSchema
@@ -37,19 +37,29 @@ class OutputCheck:
         self._validator: Any = None  # jsonschema's, built when first needed
 
     def result(self, value: Any) -> ToolResult:
-        """The `ToolResult` for `value`, with `structured` valid against the schema, or an error."""
-        if isinstance(value, str):
-            text = str(value)
-            return self._checked(ToolResult(text, structured=text), value)
+        """The `ToolResult` for `value`, with `structured` valid against the schema, or an error.
+
+        Never raises (but for `KeyboardInterrupt`): a value whose own code
+        fails while it is read is an error result, as `normalise` makes it.
+        """
         outcome = normalise(value, self.name)
         if outcome.is_error or (outcome.content and outcome.structured is None):
             return outcome  # content parts (an image, ...) are not a structured value
-        if isinstance(value, ToolResult):
+        if isinstance(value, str):  # the text it holds is the structured value too
+            return self._checked(
+                ToolResult(outcome.text, structured=outcome.text), value
+            )
+        if isinstance(
+            value, ToolResult
+        ):  # `outcome` is it, checked: read it, not `value`
             try:
                 data = to_jsonable(outcome.structured)
-            except (TypeError, ValueError, RecursionError) as error:
-                return self._mismatch(value, str(error))
-            outcome = ToolResult(outcome.text, False, outcome.ui, data, outcome.content)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:  # the structured value's own code failed
+                return self._mismatch(outcome, safe_text(error) or error_text(error))
+            shaped = ToolResult(outcome.text, False, outcome.ui, data, outcome.content)
+            return self._checked(shaped, outcome)
         return self._checked(outcome, value)
 
     def _checked(self, outcome: ToolResult, value: Any) -> ToolResult:
@@ -62,7 +72,7 @@ class OutputCheck:
             problem = "it is nested too deeply to check"
         except Exception as error:  # a bug in a check must still not escape execute()
             log_failure("Checking the result of %r failed", self.name, error=error)
-            problem = f"it could not be checked ({type(error).__name__})"
+            problem = f"it could not be checked ({type_name(error)})"
         return self._mismatch(value, problem)
 
     def _valid(self, data: Any) -> bool:
@@ -81,9 +91,9 @@ class OutputCheck:
         return first.removeprefix(_ROOT)
 
     def _mismatch(self, value: Any, problem: str) -> ToolResult:
-        kind = type(value).__qualname__
+        kind = type_name(value)
         if isinstance(value, ToolResult):
-            kind = f"ToolResult (structured: {type(value.structured).__qualname__})"
+            kind = f"ToolResult (structured: {type_name(value.structured)})"
         return ToolResult.error(
             f'Tool "{self.name}" returned a value of type {kind} that does not match '
             f"its return annotation {self.shown}: {problem}"
