@@ -21,6 +21,7 @@ from toolkit._schema import inline_root
 from toolkit._types import JsonSchema
 
 __all__ = [
+    "STRICT_FORMATS",
     "STRICT_KEEP",
     "Dialect",
     "Strict",
@@ -294,6 +295,20 @@ def _note(key: str, value: Any) -> list[str]:
 
 
 # Keywords both strict subsets keep as they are; each adds its own.
+STRICT_FORMATS: Final = frozenset(
+    {
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    }
+)
+"""String formats both strict subsets keep; each may add its own."""
 STRICT_KEEP: Final = frozenset(
     {"type", "enum", "const", "$ref", "description", "title", "pattern", "format"}
 )

@@ -31,6 +31,7 @@ from toolkit._views import model_description
 from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import as_text, b64, over_limit, parts_of
 from ._transform import (
+    STRICT_FORMATS,
     STRICT_KEEP,
     Dialect,
     Strict,
@@ -204,20 +205,7 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
 
 # ---------------------------------------------------------------- strict subset
 
-_FORMATS: Final = frozenset(
-    {
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "uuid",
-        "uri",
-    }
-)
+_FORMATS: Final = STRICT_FORMATS | {"uri"}
 _COMPLEX_PATTERN: Final = re.compile(r"\\[1-9]|\(\?[=!<]|\\b|\\B")
 
 

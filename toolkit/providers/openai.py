@@ -43,7 +43,14 @@ from ._parts import (
     over_limit,
     parts_of,
 )
-from ._transform import STRICT_KEEP, Dialect, Strict, StrictWalker, strip_meta
+from ._transform import (
+    STRICT_FORMATS,
+    STRICT_KEEP,
+    Dialect,
+    Strict,
+    StrictWalker,
+    strip_meta,
+)
 
 __all__ = [
     "function_definition",
@@ -257,19 +264,7 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
 
 # ---------------------------------------------------------------- strict subset
 
-_FORMATS: Final = frozenset(
-    {
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    }
-)
+_FORMATS: Final = STRICT_FORMATS
 _LIMITS: Final = (  # (what the walker counts, OpenAI's limit, how to say it)
     ("depth", 10, "nested {} levels deep"),
     ("properties", 5000, "{} properties"),
