@@ -81,3 +81,15 @@ def test_the_middleware_example_runs_as_written() -> None:
         "delete_file needs an admin.",
         "['c1: Deleted a.txt.']",
     ]
+
+
+def test_the_host_example_prints_what_it_says() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(_block_after("## Progress, logging, asking the model and the user"), {})
+    assert out.getvalue().splitlines() == [
+        "call-1: 1/2 setup.py",
+        "call-1: 2/2 tests/test_tool.py",
+        "call-1: info indexed {'count': 2}",
+        "A Python package with tests. Tests: True.",
+    ]

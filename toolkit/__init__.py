@@ -16,6 +16,8 @@ from ._exceptions import ToolDefinitionError as ToolDefinitionError
 from ._exceptions import ToolError as ToolError
 from ._exceptions import ToolkitError as ToolkitError
 from ._finding import Finding as Finding
+from ._host import Elicited as Elicited
+from ._host import Host as Host
 from ._lint import lint as lint
 from ._param import Param as Param
 from ._results import TextUI as TextUI
@@ -36,8 +38,10 @@ __all__ = [
     "Audio",
     "Context",
     "DuplicateToolError",
+    "Elicited",
     "File",
     "Finding",
+    "Host",
     "Image",
     "Param",
     "Resource",

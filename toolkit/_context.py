@@ -1,30 +1,65 @@
-"""`Context`: what a tool function receives when it asks for it."""
+"""`Context`: what a tool function receives when it asks for it.
+
+Besides the call's ids and `deps`, the context reaches the host that runs
+the call (see `_host`): progress, log records, a completion from the
+host's model, a question for the user, and whether the call was cancelled.
+`ctx.sync` offers the same methods to sync tools running in worker
+threads: each is handed to the event loop of the call and waited for.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, overload
 
+from ._exceptions import ToolError
+from ._host import (
+    Elicited,
+    HostScope,
+    awaited,
+    cannot,
+    check_level,
+    check_progress,
+    check_sampling,
+    current_scope,
+    host_failed,
+    host_method,
+    log_progress,
+    log_record,
+    quietly,
+    sampling_messages,
+)
 from ._record import Record
 
-__all__ = ["Context"]
+__all__ = ["Context", "SyncContext"]
 
 if (
     TYPE_CHECKING
 ):  # a default, so that a bare `Context` means `Context[Any]` to type checkers
-    from typing_extensions import TypeVar
+    from typing_extensions import TypeVar as DefaultTypeVar
 
-    DepsT = TypeVar("DepsT", default=Any)
+    DepsT = DefaultTypeVar("DepsT", default=Any)
 else:  # the same at run time, without importing typing_extensions
-    from typing import TypeVar
-
     DepsT = TypeVar("DepsT")
+
+T = TypeVar("T")
+
+DEFAULT_MAX_TOKENS: Final = 512
+"""The `max_tokens` of `Context.sample` when the tool gives none."""
+
+_POLL_SECONDS: Final = (
+    0.05  # how often a waiting sync tool looks whether its call was cancelled
+)
 
 
 class Context(Record, Generic[DepsT]):
     """The call's context, injected into a parameter annotated `Context`.
 
     The parameter never appears in the schema the model sees. Annotate it
-    `Context[MyDeps]` to type `deps`.
+    `Context[MyDeps]` to type `deps`. The methods reach the host that runs
+    the call (`host=` of `execute`/`aexecute`/`run`; the MCP server is
+    one): without one, progress and log records go to the `toolkit` logger,
+    and `sample`/`elicit` raise a `ToolError` that the model reads.
 
     Attributes:
         agent_id: The agent that runs the call.
@@ -34,7 +69,7 @@ class Context(Record, Generic[DepsT]):
     """
 
     __match_args__ = ("agent_id", "call_id", "tool_name", "deps")
-    __slots__ = ("agent_id", "call_id", "deps", "tool_name")
+    __slots__ = ("_scope", "agent_id", "call_id", "deps", "tool_name")
     agent_id: str
     call_id: str
     tool_name: str
@@ -51,3 +86,331 @@ class Context(Record, Generic[DepsT]):
         object.__setattr__(self, "call_id", call_id)
         object.__setattr__(self, "tool_name", tool_name)
         object.__setattr__(self, "deps", deps)
+        object.__setattr__(self, "_scope", current_scope())
+
+    @property
+    def _host(self) -> HostScope | None:
+        return getattr(self, "_scope", None)  # a copy (copy.replace, pickle) has none
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Say how far the call has come: `progress` of `total` (None: unknown).
+
+        The MCP server sends it as `notifications/progress` when the client
+        asked for progress. A failing host is logged, never the tool's error.
+
+        Raises:
+            TypeError: `progress` or `total` is not a number.
+        """
+        check_progress(progress, total, message)
+        method = host_method(self._host, "progress")
+        if method is None:
+            log_progress(self, progress, total, message)
+            return
+        await quietly("progress", self, lambda: method(self, progress, total, message))
+
+    async def log(self, level: str, message: str, **data: Any) -> None:
+        """Send a log record to the host: `await ctx.log("info", "indexed", count=12)`.
+
+        Args:
+            level: debug, info, notice, warning, error, critical, alert or
+                emergency.
+            message: The text of the record.
+            **data: JSON values that go with it.
+
+        Raises:
+            ValueError: `level` is not one of those.
+        """
+        level = check_level(level)
+        method = host_method(self._host, "log")
+        if method is None:
+            log_record(self, level, message, data)
+            return
+        await quietly("log", self, lambda: method(self, level, message, dict(data)))
+
+    async def sample(
+        self,
+        prompt_or_messages: str | Sequence[Mapping[str, str]],
+        *,
+        system: str | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        temperature: float | None = None,
+    ) -> str:
+        """A completion from the host's model.
+
+        Args:
+            prompt_or_messages: A prompt (sent as one user message), or a
+                list of `{"role": "user" or "assistant", "content": str}`.
+            system: The system prompt, if any.
+            max_tokens: The most tokens the completion may have.
+            temperature: The sampling temperature, or None for the host's.
+
+        Returns:
+            The text of the completion.
+
+        Raises:
+            ToolError: The host cannot sample, or failed to (the model reads
+                the message as the call's error result).
+            TypeError: `prompt_or_messages` has the wrong shape.
+            ValueError: A bad role or option.
+        """
+        messages = sampling_messages(prompt_or_messages)
+        check_sampling(max_tokens, temperature, system)
+        method = host_method(self._host, "sample")
+        if method is None:
+            raise cannot(self, "ask the host's model for a completion")
+        try:
+            text = await awaited(
+                method(
+                    self,
+                    messages,
+                    system=system,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                )
+            )
+        except ToolError:
+            raise
+        except Exception as error:  # the host's failure: the tool sees a ToolError
+            msg = "get a completion from its model"
+            raise host_failed(msg, error) from error
+        if not isinstance(text, str):
+            msg = f"The host answered the request for a completion with {type(text).__name__}, not text."
+            raise ToolError(msg)
+        return str.__str__(text)
+
+    @overload
+    async def elicit(
+        self, message: str, schema: dict[str, Any]
+    ) -> Elicited[dict[str, Any]]: ...
+
+    @overload
+    async def elicit(self, message: str, schema: type[T]) -> Elicited[T]: ...
+
+    async def elicit(self, message: str, schema: Any) -> Elicited[Any]:
+        """Ask the user a question, with a form for the answer.
+
+        Args:
+            message: The question.
+            schema: A dataclass, TypedDict or NamedTuple whose fields are
+                str, int, float, bool, date, datetime, `Literal`/Enum of
+                text, or lists of those choices (with defaults), or a JSON
+                Schema dict in MCP's elicitation subset. An Enum whose
+                members have a `title` (str) is sent as titled choices.
+
+        Returns:
+            `Elicited(action, data)`: with `"accept"`, `data` is an instance
+            of `schema` (a dict for a JSON Schema dict); with `"decline"`
+            or `"cancel"`, it is None.
+
+        Raises:
+            ToolDefinitionError: `schema` is not something a form can hold;
+                the message names the field.
+            ToolError: The host cannot ask the user, failed to, or answered
+                with data that does not fit `schema` (the message names the
+                fields).
+        """
+        from ._elicit import elicit_form
+
+        form = elicit_form(schema)
+        method = host_method(self._host, "elicit")
+        if method is None:
+            raise cannot(self, "ask the user a question")
+        try:
+            answer = await awaited(method(self, message, form.copy_schema()))
+        except ToolError:
+            raise
+        except Exception as error:  # the host's failure: the tool sees a ToolError
+            msg = "ask the user"
+            raise host_failed(msg, error) from error
+        if not isinstance(answer, Elicited):
+            msg = f"The host answered the question with {type(answer).__name__}, not an Elicited."
+            raise ToolError(msg)
+        if answer.action != "accept":
+            return Elicited(answer.action)
+        return Elicited("accept", form.read(answer.data))
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the caller stopped waiting for this call.
+
+        The host cancelled it (an MCP `notifications/cancelled`), the task
+        that awaits it was cancelled, or it timed out. A sync tool in a
+        worker thread cannot be stopped from outside: a long one can look
+        at this now and then and return early.
+        """
+        from ._running import abandoned_here
+
+        return abandoned_here() or _task_cancelling()
+
+    @property
+    def sync(self) -> SyncContext:
+        """The same methods for sync tools, without `await`: `ctx.sync.report_progress(3, 10)`.
+
+        From a worker thread each is handed to the event loop of the call
+        and waited for. A tool that runs on the event loop's own thread
+        (`thread=False`) can report progress and log, but not wait for a
+        completion or an answer.
+        """
+        return SyncContext(self)
+
+
+class SyncContext:
+    """`Context`'s host methods for sync code; each blocks until the host is done."""
+
+    __slots__ = ("_context",)
+
+    def __init__(self, context: Context[Any]) -> None:
+        self._context = context
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """`Context.report_progress`, from sync code."""
+        context = self._context
+        check_progress(progress, total, message)
+        if host_method(context._host, "progress") is None:
+            log_progress(context, progress, total, message)
+            return
+        _hand_off(
+            context, lambda: context.report_progress(progress, total, message), False
+        )
+
+    def log(self, level: str, message: str, **data: Any) -> None:
+        """`Context.log`, from sync code."""
+        context = self._context
+        level = check_level(level)
+        if host_method(context._host, "log") is None:
+            log_record(context, level, message, data)
+            return
+        _hand_off(context, lambda: context.log(level, message, **data), False)
+
+    def sample(
+        self,
+        prompt_or_messages: str | Sequence[Mapping[str, str]],
+        *,
+        system: str | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        temperature: float | None = None,
+    ) -> str:
+        """`Context.sample`, from sync code."""
+        context = self._context
+        sampling_messages(prompt_or_messages)
+        check_sampling(max_tokens, temperature, system)
+        if host_method(context._host, "sample") is None:
+            raise cannot(context, "ask the host's model for a completion")
+        text: str = _hand_off(
+            context,
+            lambda: context.sample(
+                prompt_or_messages,
+                system=system,
+                max_tokens=max_tokens,
+                temperature=temperature,
+            ),
+            True,
+        )
+        return text
+
+    @overload
+    def elicit(
+        self, message: str, schema: dict[str, Any]
+    ) -> Elicited[dict[str, Any]]: ...
+
+    @overload
+    def elicit(self, message: str, schema: type[T]) -> Elicited[T]: ...
+
+    def elicit(self, message: str, schema: Any) -> Elicited[Any]:
+        """`Context.elicit`, from sync code."""
+        from ._elicit import elicit_form
+
+        context = self._context
+        elicit_form(schema)  # a schema no form holds is refused here, in the tool
+        if host_method(context._host, "elicit") is None:
+            raise cannot(context, "ask the user a question")
+        answer: Elicited[Any] = _hand_off(
+            context, lambda: context.elicit(message, schema), True
+        )
+        return answer
+
+    @property
+    def cancelled(self) -> bool:
+        """`Context.cancelled`."""
+        return self._context.cancelled
+
+
+def _hand_off(
+    context: Context[Any], make: Callable[[], Awaitable[Any]], answer: bool
+) -> Any:
+    """Run the coroutine `make()` on the call's event loop and wait for it.
+
+    On the event loop's own thread nothing can wait: progress and log are
+    scheduled, and a request that needs an answer is refused. Without a
+    loop (a sync call from sync code), it runs on a loop of its own here.
+    """
+    import asyncio
+
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is not None:
+        if answer:
+            msg = (
+                f'Tool "{context.tool_name}" runs on the event loop\'s thread (thread=False), '
+                "where waiting for the host would block the loop. Make the tool async and "
+                "await the Context's method, or let it run in a worker thread"
+            )
+            raise RuntimeError(msg)
+        _keep(running.create_task(make()))  # type: ignore[arg-type]  # a coroutine
+        return None
+    scope = context._host
+    loop = scope.loop if scope is not None else None
+    if loop is not None and loop.is_running():
+        return _wait(asyncio.run_coroutine_threadsafe(make(), loop))  # type: ignore[arg-type]  # a coroutine
+    from ._running import block_on
+
+    return block_on(make)
+
+
+def _wait(future: Any) -> Any:
+    """The future's result; given up, and cancelled, once the call is cancelled."""
+    import concurrent.futures
+
+    from ._running import abandoned_here
+
+    while True:
+        done, _ = concurrent.futures.wait([future], timeout=_POLL_SECONDS)
+        if done:
+            try:
+                return future.result()
+            except concurrent.futures.CancelledError:
+                msg = "The call was cancelled while it waited for the host."
+                raise ToolError(msg) from None
+        if abandoned_here():
+            future.cancel()
+            msg = "The call was cancelled while it waited for the host."
+            raise ToolError(msg)
+
+
+_TASKS: set[Any] = set()  # scheduled progress and log records, kept until they run
+
+
+def _keep(task: Any) -> None:
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+
+
+def _task_cancelling() -> bool:
+    """Whether the task running this code is being cancelled (Python 3.11+)."""
+    import sys
+
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop in this thread
+        return False
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is not None and cancelling() > 0

@@ -39,6 +39,7 @@ __all__ = [
     "Raised",
     "ThreadPool",
     "TimedOut",
+    "abandoned_here",
     "await_tool",
     "block_on",
     "call_in_thread",
@@ -232,7 +233,7 @@ class ThreadPool:
             job.state = _RUNNING
         thunk, job.thunk = job.thunk, None
         try:
-            job.value = job.context.run(thunk)  # type: ignore[arg-type]
+            job.value = job.context.run(_as_job, job, thunk)
         except BaseException as error:  # every exception goes back to the caller
             job.error = error
         with self._lock:
@@ -244,6 +245,28 @@ class ThreadPool:
         if not abandoned:
             with contextlib.suppress(Exception):  # the worker must outlive any waiter
                 job.notify()
+
+
+_CURRENT_JOB: contextvars.ContextVar[_Job | None] = contextvars.ContextVar(
+    "toolkit_job", default=None
+)
+
+
+def _as_job(job: _Job, thunk: Callable[[], Any] | None) -> Any:
+    """Run `thunk` as `job`, in the job's context, so that the tool can ask whether it is still awaited."""
+    _CURRENT_JOB.set(job)
+    return thunk()  # type: ignore[misc]  # set by submit, taken once
+
+
+def abandoned_here() -> bool:
+    """Whether the caller stopped waiting for the call running in this worker thread.
+
+    True after a timeout or the cancellation of the awaiting task: the
+    thread cannot be stopped, but a tool that asks (`Context.cancelled`)
+    can return early. False outside toolkit's worker threads.
+    """
+    job = _CURRENT_JOB.get()
+    return job is not None and job.abandoned
 
 
 _POOLS: weakref.WeakSet[ThreadPool] = weakref.WeakSet()

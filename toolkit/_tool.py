@@ -40,6 +40,7 @@ from ._execute import (
     safe_text,
 )
 from ._frozen import freeze
+from ._host import enter_host, leave_host
 from ._log import log_failure, log_warning
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
 from ._output import OutputCheck
@@ -380,7 +381,13 @@ class Tool(Generic[P, R]):
         return self._invoker.validate(args)
 
     def execute(
-        self, agent_id: str, call_id: str, args: Any, *, deps: Any = None
+        self,
+        agent_id: str,
+        call_id: str,
+        args: Any,
+        *,
+        deps: Any = None,
+        host: object = None,
     ) -> ToolResult:
         """Validate, convert, run and normalise one call, from sync code.
 
@@ -394,14 +401,28 @@ class Tool(Generic[P, R]):
             call_id: The model's id for the call.
             args: The arguments as received: a dict, or a JSON string.
             deps: Passed to a `Context` parameter as `deps`.
+            host: What the `Context`'s progress, log, sample and elicit
+                reach: any object with some of the `Host` methods.
 
         Returns:
             The result: text for the model, plus `ui` and `structured`.
         """
-        return self._execute(agent_id, call_id, args, deps, None)
+        if host is None:
+            return self._execute(agent_id, call_id, args, deps, None)
+        token = enter_host(host, on_loop=False)
+        try:
+            return self._execute(agent_id, call_id, args, deps, None)
+        finally:
+            leave_host(token)
 
     async def aexecute(
-        self, agent_id: str, call_id: str, args: Any, *, deps: Any = None
+        self,
+        agent_id: str,
+        call_id: str,
+        args: Any,
+        *,
+        deps: Any = None,
+        host: object = None,
     ) -> ToolResult:
         """Like `execute`, from async code.
 
@@ -412,7 +433,13 @@ class Tool(Generic[P, R]):
         task propagate; a `CancelledError` the tool raises itself is its
         error result.
         """
-        return await self._aexecute(agent_id, call_id, args, deps, None)
+        if host is None:
+            return await self._aexecute(agent_id, call_id, args, deps, None)
+        token = enter_host(host, on_loop=True)
+        try:
+            return await self._aexecute(agent_id, call_id, args, deps, None)
+        finally:
+            leave_host(token)
 
     def _call_execute_fn(self, agent_id: str, call_id: str, args: JsonObject) -> Any:
         """`execute_fn` of a tool made from a function: run it on decoded args."""

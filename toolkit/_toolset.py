@@ -21,6 +21,7 @@ from ._context import Context
 from ._exceptions import DuplicateToolError, NotAToolError, ToolDefinitionError
 from ._execute import checked_result, error_text, is_awaitable
 from ._frozen import FrozenDict, FrozenList
+from ._host import enter_host, leave_host
 from ._json import type_name
 from ._log import log_failure
 from ._options import DecoratorOptions
@@ -318,9 +319,31 @@ class ToolSet:
         return middleware
 
     def execute(
-        self, agent_id: str, call_id: str, name: str, args: Any, *, deps: Any = None
+        self,
+        agent_id: str,
+        call_id: str,
+        name: str,
+        args: Any,
+        *,
+        deps: Any = None,
+        host: object = None,
     ) -> ToolResult:
-        """Run one call by tool name, from sync code; never raises for the model's or the tool's faults."""
+        """Run one call by tool name, from sync code; never raises for the model's or the tool's faults.
+
+        `host` is what the tool's `Context` reaches for progress, log records,
+        sampling and questions: any object with some of the `Host` methods.
+        """
+        if host is None:
+            return self._execute(agent_id, call_id, name, args, deps)
+        token = enter_host(host, on_loop=False)
+        try:
+            return self._execute(agent_id, call_id, name, args, deps)
+        finally:
+            leave_host(token)
+
+    def _execute(
+        self, agent_id: str, call_id: str, name: str, args: Any, deps: Any
+    ) -> ToolResult:
         if self._middleware:
             result: ToolResult = block_on(
                 lambda: self.aexecute(agent_id, call_id, name, args, deps=deps)
@@ -336,20 +359,51 @@ class ToolSet:
         )
 
     async def aexecute(
-        self, agent_id: str, call_id: str, name: str, args: Any, *, deps: Any = None
+        self,
+        agent_id: str,
+        call_id: str,
+        name: str,
+        args: Any,
+        *,
+        deps: Any = None,
+        host: object = None,
     ) -> ToolResult:
-        """Run one call by tool name, from async code."""
-        return await self._run_call(agent_id, ToolCall(call_id, name, args), deps)
+        """Run one call by tool name, from async code (`host` as for `execute`)."""
+        if host is None:
+            return await self._run_call(agent_id, ToolCall(call_id, name, args), deps)
+        token = enter_host(host, on_loop=True)
+        try:
+            return await self._run_call(agent_id, ToolCall(call_id, name, args), deps)
+        finally:
+            leave_host(token)
 
     async def run(
-        self, agent_id: str, calls: Iterable[ToolCall], *, deps: Any = None
+        self,
+        agent_id: str,
+        calls: Iterable[ToolCall],
+        *,
+        deps: Any = None,
+        host: object = None,
     ) -> list[ToolResult]:
         """Run one turn of calls concurrently; one result per call, in call order.
 
         A tool marked `sequential=True` runs alone: the calls before it finish
         first, and the calls after it start after it. One call's failure,
-        timeout or crash never affects another.
+        timeout or crash never affects another. `host` is what the tools'
+        `Context` reaches (see `execute`); each call's `Context` has its own
+        `call_id`, so the host tells the calls apart.
         """
+        if host is None:
+            return await self._run(agent_id, calls, deps)
+        token = enter_host(host, on_loop=True)
+        try:
+            return await self._run(agent_id, calls, deps)
+        finally:
+            leave_host(token)
+
+    async def _run(
+        self, agent_id: str, calls: Iterable[ToolCall], deps: Any
+    ) -> list[ToolResult]:
         import asyncio
 
         batch: list[ToolCall] = []
