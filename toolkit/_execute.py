@@ -1,12 +1,12 @@
-"""Running one call: arguments in, a `ToolResult` out, whatever happens.
+"""The pieces of one call: its arguments checked and converted, its result normalised.
 
-`Invoker` is built once per tool. `bind` turns the model's arguments into the
-keyword arguments of the function (parse, validate, convert, inject
-`Context`) or into an error result the model can act on; `run`/`arun` call the
-function and normalise what it returns or raises. Nothing the model sends and
-nothing the tool does escapes as an exception but `KeyboardInterrupt` (and,
-from async code, the cancellation of the awaiting task): a value that cannot
-be sent, whatever its own methods do, is an error result too.
+`Invoker` is built once per tool (by its plan, `_plan.py`). `bind` turns the
+model's arguments into the keyword arguments of the function (parse,
+validate, convert, inject `Context`), or raises `Refused` with the error
+result the model can act on. `normalise` turns what a tool returned into a
+`ToolResult`. Nothing the model sends and nothing the tool returns escapes
+as an exception but `KeyboardInterrupt`: a value that cannot be sent,
+whatever its own methods do, is an error result too.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ _CO_COROUTINE: Final = 0x80  # inspect.CO_COROUTINE
 
 __all__ = [
     "Invoker",
+    "Refused",
     "checked_result",
     "error_text",
     "normalise",
@@ -45,6 +46,24 @@ __all__ = [
 ]
 
 _NO_ARGS: Final = ("", "null")
+
+
+class Refused(Exception):  # an outcome for the model, not a failure of toolkit
+    """Arguments that cannot be used, with the error result that says why.
+
+    Attributes:
+        result: The error result for the model.
+    """
+
+    def __init__(self, result: ToolResult) -> None:
+        super().__init__(result.text)
+        self.result = result
+
+
+def _refused_if_error(parsed: JsonObject | ToolResult) -> JsonObject:
+    if isinstance(parsed, ToolResult):
+        raise Refused(parsed)
+    return parsed
 
 
 class Invoker:
@@ -72,7 +91,7 @@ class Invoker:
         self._stringly = frozenset(
             item.name for item in fields if _takes_strings(item.node)
         )
-        self._positional = positional  # (name, default) of each, in order
+        self.positional = positional  # (name, default) of each, in order
         self._fill = tuple(
             (item.name, item.default, item.factory) for item in fields if item.fill
         )  # defaults the function does not have itself (pydantic's Field)
@@ -93,7 +112,7 @@ class Invoker:
             check is None
             or self._strip is not None
             or self._context is not None
-            or self._positional
+            or self.positional
             or self._fill
         ):
             return None
@@ -117,45 +136,40 @@ class Invoker:
 
     # ------------------------------------------------------------ arguments
 
-    def bind(
-        self, args: Any, agent_id: str, call_id: str, deps: Any
-    ) -> dict[str, Any] | ToolResult:
-        """The function's keyword arguments, or an error result for the model."""
+    def bind(self, args: Any, agent_id: str, call_id: str, deps: Any) -> dict[str, Any]:
+        """The function's keyword arguments.
+
+        Raises:
+            Refused: The arguments cannot be used; its result tells the model why.
+        """
         try:
             return self._bind(args, agent_id, call_id, deps)
+        except Refused:
+            raise
         except RecursionError:
-            return self._too_deep()
+            raise Refused(self._too_deep()) from None
         except Exception as error:  # a bug here must still not escape execute()
             log_failure("Checking the arguments of %r failed", self.name, error=error)
-            return self._unchecked(error)
+            raise Refused(self._unchecked(error)) from None
 
     def _bind(
         self, args: Any, agent_id: str, call_id: str, deps: Any
-    ) -> dict[str, Any] | ToolResult:
+    ) -> dict[str, Any]:
         if type(args) is not dict:
-            args = parse_arguments(self.name, args)
-            if isinstance(args, ToolResult):
-                return args
+            args = _refused_if_error(parse_arguments(self.name, args))
         if self._strip is not None:
             args = self._strip(args)
         if not self._valid(args):
-            repaired = self._repair(args)
-            if isinstance(repaired, ToolResult):
-                return repaired
-            args = repaired
+            args = self._repair(args)
         kwargs = self._convert(args)
-        if isinstance(kwargs, ToolResult):
-            return kwargs
         if self._fill:
             kwargs = self._filled(kwargs)
-            if isinstance(kwargs, ToolResult):
-                return kwargs
         if self._context is None:
             return kwargs
         kwargs[self._context] = Context(agent_id, call_id, self.name, deps)
         return kwargs
 
-    def _filled(self, kwargs: dict[str, Any]) -> dict[str, Any] | ToolResult:
+    def _filled(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Add the defaults the function does not have itself, for arguments left out."""
         missing = [item for item in self._fill if item[0] not in kwargs]
         if not missing:
@@ -166,9 +180,11 @@ class Invoker:
                 kwargs[name] = factory() if factory is not None else fresh(value)
             except Exception as error:
                 log_failure("The default of %r failed", name, error=error)
-                return ToolResult.error(
-                    f'The default of "{name}" for tool "{self.name}" could not be made: {error_text(error)}'
-                )
+                raise Refused(
+                    ToolResult.error(
+                        f'The default of "{name}" for tool "{self.name}" could not be made: {error_text(error)}'
+                    )
+                ) from None
         return kwargs
 
     def validate(self, args: Any) -> ToolResult | None:
@@ -219,7 +235,7 @@ class Invoker:
             self._by_parameter = property_checks(self.parameters)
         return self._by_parameter
 
-    def _repair(self, args: JsonObject) -> JsonObject | ToolResult:
+    def _repair(self, args: JsonObject) -> JsonObject:
         """Decode JSON-encoded strings sent for non-string parameters, when that makes them valid.
 
         Only an argument that is invalid as sent is decoded: `"null"` stays
@@ -242,7 +258,7 @@ class Invoker:
                 continue
         if decoded != args and self._valid(decoded):
             return decoded
-        return self._invalid(args)
+        raise Refused(self._invalid(args))
 
     def _valid_as_sent(self, key: str, value: Any) -> bool:
         check = self._parameter_checks().get(key)
@@ -254,7 +270,7 @@ class Invoker:
         errors = self._jsonschema().descend(value, schema, path=key)
         return next(errors, None) is None
 
-    def _convert(self, args: JsonObject) -> dict[str, Any] | ToolResult:
+    def _convert(self, args: JsonObject) -> dict[str, Any]:
         if not self._converters:
             return dict(args) if self._context is not None else args
         kwargs = dict(args)
@@ -265,23 +281,25 @@ class Invoker:
                 except RecursionError:
                     raise
                 except Exception as error:  # the value's own code may raise anything
-                    return ToolResult.error(
-                        f'Invalid arguments for tool "{self.name}":\n- {name}: {_conversion_problem(error)}'
-                    )
+                    raise Refused(
+                        ToolResult.error(
+                            f'Invalid arguments for tool "{self.name}":\n- {name}: {_conversion_problem(error)}'
+                        )
+                    ) from None
         return kwargs
 
     # ------------------------------------------------------------ calling
 
     def call(self, function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
         """Call `function` with the bound arguments (positional-only ones by position)."""
-        if not self._positional:
+        if not self.positional:
             return function(**kwargs)
         return function(*self._pop_positional(kwargs), **kwargs)
 
     def _pop_positional(self, kwargs: dict[str, Any]) -> list[Any]:
         values: list[Any] = []
         pending: list[Any] = []
-        for name, default in self._positional:
+        for name, default in self.positional:
             if name in kwargs:
                 values.extend(pending)
                 pending.clear()

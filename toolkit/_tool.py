@@ -30,38 +30,18 @@ if TYPE_CHECKING:
 
 from ._callables import Target, resolve
 from ._docstrings import DOCSTRING_STYLES, DocstringStyle
-from ._exceptions import ToolDefinitionError, ToolError
-from ._execute import (
-    Invoker,
-    error_text,
-    is_async_callable,
-    is_awaitable,
-    normalise,
-    safe_text,
-)
+from ._exceptions import ToolDefinitionError
+from ._execute import is_async_callable
 from ._frozen import freeze
 from ._host import enter_host, leave_host
-from ._log import log_failure, log_warning
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
-from ._output import OutputCheck
+from ._plan import FunctionPlan, Plan, RawPlan
 from ._record import Record
 from ._results import ToolResult, Widget
-from ._running import (
-    AWAITS_INLINE,
-    Raised,
-    ThreadPool,
-    TimedOut,
-    await_tool,
-    block_on,
-    call_in_thread,
-    caller_cancelled,
-    in_thread,
-)
 from ._schema import dangling_refs
-from ._signature import FunctionInfo, analyze
+from ._signature import analyze
 from ._types import JsonObject, JsonSchema
 from ._typing import MAX_DEPTH
-from ._validation import is_large
 from ._views import model_description
 
 __all__ = [
@@ -196,15 +176,9 @@ class Tool(Generic[P, R]):
         self.name = check_name(name)
         self.description = description
         self.parameters = parameters
-        self.execute_fn = execute_fn
         self.__dict__.update(options)
         self.timeout = _check_timeout(self.timeout, name)
-        self._function: Callable[..., Any] | None = None
-        self._info: FunctionInfo | None = None
-        self._is_method = False
-        self._is_async = False
-        self._invoker_cache: Invoker | None = None
-        self._output_check: OutputCheck | None = None  # built with the invoker
+        self._use(RawPlan(self, execute_fn))
         # Views that providers keep with the tool (see _views.kept_view).
         self._views: dict[str, tuple[str, str, JsonSchema, str | None, Any]] = {}
 
@@ -280,23 +254,30 @@ class Tool(Generic[P, R]):
             **options,
         )
         func = target.call
-        made._function = func
-        made._info = info
-        made._is_method = target.is_method
-        made._is_async = is_async_callable(func)
-        made.execute_fn = made._call_execute_fn
-        if timeout_cannot_work(made):
+        is_async = is_async_callable(func)
+        if made.timeout is not None and not made.thread and not is_async:
             msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
             raise ToolDefinitionError(msg, function=qualname)
+        made._use(
+            FunctionPlan(
+                made, func, info, is_method=target.is_method, is_async=is_async
+            )
+        )
         _wrap(made, target)
         return made
 
+    def _use(self, plan: Plan) -> None:
+        """Run calls by `plan` (how a call runs; `execute_fn` is the plan's)."""
+        self._plan = plan
+        self.execute_fn = plan.execute_fn
+
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the underlying function unchanged."""
-        if self._function is None:
+        function = self._plan.function
+        if function is None:
             msg = f"Tool {self.name!r} was made with Tool.new and has no function to call; use execute()"
             raise TypeError(msg)
-        return self._function(*args, **kwargs)  # type: ignore[no-any-return]
+        return function(*args, **kwargs)  # type: ignore[no-any-return]
 
     @overload
     def __get__(self, instance: None, owner: type | None = None) -> Self: ...
@@ -310,16 +291,13 @@ class Tool(Generic[P, R]):
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:
         """Bind a method tool to an instance, dropping `self`."""
-        if not self._is_method or self._function is None or instance is None:
+        if not self._plan.is_method or instance is None:
             return self
         return self._bound_to(instance, owner)
 
     def _bound_to(self, target: object, owner: type | None) -> Self:
-        assert self._function is not None  # only tools made from functions are bound
         bound = self._copy()
-        bound._function = self._function.__get__(target, owner)
-        bound._is_method = False
-        bound.execute_fn = bound._call_execute_fn
+        bound._use(self._plan.bound_to(bound, target, owner))
         return bound
 
     def _copy(self) -> Self:
@@ -336,37 +314,10 @@ class Tool(Generic[P, R]):
         """
         clone = self._copy()
         clone.name = check_name(name, function=getattr(self, "__qualname__", None))
-        clone._invoker_cache = None
-        if self._function is not None:
-            clone.execute_fn = clone._call_execute_fn
+        clone._use(self._plan.for_tool(clone))
         return clone
 
     # ---------------------------------------------------------- execution
-
-    @property
-    def _invoker(self) -> Invoker:
-        """Built on the first call, so that decoration stays cheap."""
-        invoker = self._invoker_cache
-        if invoker is None:
-            info = self._info
-            if info is None:
-                invoker = Invoker(name=self.name, parameters=self.parameters)
-            else:
-                positional = tuple(
-                    (item.name, item.default)
-                    for item in info.fields
-                    if item.name in info.positional_only
-                )
-                invoker = Invoker(
-                    name=self.name,
-                    parameters=self.parameters,
-                    fields=info.fields,
-                    context=info.context,
-                    positional=positional,
-                )
-                self._output_check = _output_check(self, info)
-            self._invoker_cache = invoker
-        return invoker
 
     def validate_args(self, args: Any) -> ToolResult | None:
         """Check arguments against `parameters`.
@@ -378,7 +329,7 @@ class Tool(Generic[P, R]):
             None when they are valid, else an error `ToolResult` listing every
             problem with its path, ready to return from an `execute_fn`.
         """
-        return self._invoker.validate(args)
+        return self._plan.invoker().validate(args)
 
     def execute(
         self,
@@ -408,10 +359,10 @@ class Tool(Generic[P, R]):
             The result: text for the model, plus `ui` and `structured`.
         """
         if host is None:
-            return self._execute(agent_id, call_id, args, deps, None)
+            return self._plan.execute(agent_id, call_id, args, deps, None)
         token = enter_host(host, on_loop=False)
         try:
-            return self._execute(agent_id, call_id, args, deps, None)
+            return self._plan.execute(agent_id, call_id, args, deps, None)
         finally:
             leave_host(token)
 
@@ -434,158 +385,12 @@ class Tool(Generic[P, R]):
         error result.
         """
         if host is None:
-            return await self._aexecute(agent_id, call_id, args, deps, None)
+            return await self._plan.aexecute(agent_id, call_id, args, deps, None)
         token = enter_host(host, on_loop=True)
         try:
-            return await self._aexecute(agent_id, call_id, args, deps, None)
+            return await self._plan.aexecute(agent_id, call_id, args, deps, None)
         finally:
             leave_host(token)
-
-    def _call_execute_fn(self, agent_id: str, call_id: str, args: JsonObject) -> Any:
-        """`execute_fn` of a tool made from a function: run it on decoded args."""
-        if self._is_async:
-            return self.aexecute(agent_id, call_id, args)
-        return self.execute(agent_id, call_id, args)
-
-    def _thunk(
-        self, bound: dict[str, Any], agent_id: str, call_id: str
-    ) -> Callable[[], Any]:
-        function = self._function
-        if function is None:
-            execute_fn = self.execute_fn
-            return lambda: execute_fn(agent_id, call_id, bound)
-        invoker = self._invoker
-        return lambda: invoker.call(function, bound)
-
-    def _execute(
-        self,
-        agent_id: str,
-        call_id: str,
-        args: Any,
-        deps: Any,
-        formatter: ErrorFormatter | None,
-        pool: ThreadPool | None = None,
-    ) -> ToolResult:
-        if self._is_async:  # on an event loop of its own
-            return block_on(  # type: ignore[no-any-return]
-                lambda: self._aexecute(agent_id, call_id, args, deps, formatter, pool)
-            )
-        invoker = self._invoker_cache or self._invoker
-        function = self._function
-        inline = function is not None and self.timeout is None
-        if (
-            inline
-            and invoker.direct is not None
-            and _fits_directly(invoker.direct, args)
-        ):
-            bound = args  # the common call: valid arguments, nothing to convert
-        else:
-            bound = invoker.bind(args, agent_id, call_id, deps)
-            if type(bound) is not dict:
-                return bound  # type: ignore[return-value]  # an error result
-        try:
-            if inline:  # the common case: a sync function, called here
-                outcome = invoker.call(function, bound)  # type: ignore[arg-type]
-            else:
-                outcome = self._run_blocking(
-                    self._thunk(bound, agent_id, call_id), pool
-                )
-        except BaseException as error:  # whatever the tool raised: this call's result
-            return self._failure(error, formatter, awaited=False)
-        return self._finish(outcome)
-
-    def _run_blocking(self, thunk: Callable[[], Any], pool: ThreadPool | None) -> Any:
-        """Run the `execute_fn` of `Tool.new`, or a sync function with a timeout, from sync code."""
-        if self.timeout is not None and self.thread:
-            outcome = call_in_thread(thunk, self.timeout, pool)
-        else:
-            outcome = thunk()
-        if is_awaitable(outcome):  # an async execute_fn of Tool.new
-            return block_on(lambda: await_tool(outcome, self.timeout))
-        return outcome
-
-    async def _aexecute(
-        self,
-        agent_id: str,
-        call_id: str,
-        args: Any,
-        deps: Any,
-        formatter: ErrorFormatter | None,
-        pool: ThreadPool | None = None,
-    ) -> ToolResult:
-        invoker = self._invoker_cache or self._invoker
-        large = is_large(args)
-        if (
-            self._is_async
-            and self.timeout is None
-            and invoker.direct is not None
-            and not large
-            and _fits_directly(invoker.direct, args)
-        ):
-            bound = args  # the common async call: valid arguments, nothing to convert
-        else:
-            bound = (
-                await _bind_in_thread(invoker, args, agent_id, call_id, deps, pool)
-                if large
-                else invoker.bind(args, agent_id, call_id, deps)
-            )
-            if type(bound) is not dict:
-                return bound  # type: ignore[return-value]  # an error result
-        thunk = self._thunk(bound, agent_id, call_id)
-        try:
-            if self._is_async and self.timeout is None and AWAITS_INLINE:
-                outcome = await thunk()  # the common case, without a task or frame more
-            elif self._is_async:
-                outcome = await await_tool(thunk(), self.timeout)
-            elif self.thread:
-                outcome = await in_thread(thunk, self.timeout, pool)
-            else:
-                outcome = _inline(thunk)
-            if is_awaitable(outcome):
-                outcome = await await_tool(outcome, self.timeout)
-        except BaseException as error:  # whatever the tool raised: this call's result
-            return self._failure(error, formatter, awaited=True)
-        return self._finish(outcome)
-
-    def _finish(self, outcome: Any) -> ToolResult:
-        """What the tool returned → its result; checked against the return annotation if it has a schema."""
-        check = self._output_check
-        return normalise(outcome, self.name) if check is None else check.result(outcome)
-
-    def _failure(
-        self, error: BaseException, formatter: ErrorFormatter | None, *, awaited: bool
-    ) -> ToolResult:
-        """A call that raised → the error result the model sees.
-
-        `KeyboardInterrupt` and the cancellation of the awaiting task go on
-        (raised again); anything else the tool raised, `SystemExit`,
-        `StopIteration`, `GeneratorExit`, its own `CancelledError` and other
-        `BaseException`s included, is this call's error result.
-        """
-        if isinstance(error, Raised):
-            error = error.error
-        elif awaited and caller_cancelled(error):
-            raise error
-        if isinstance(error, KeyboardInterrupt):
-            raise error
-        if isinstance(error, TimedOut):
-            log_warning(
-                "Tool %r timed out after %g seconds%s",
-                self.name,
-                self.timeout,
-                error.note,
-            )
-            return ToolResult.error(
-                f'Tool "{self.name}" timed out after {self.timeout:g} seconds.'
-            )
-        if isinstance(error, ToolError):
-            text = safe_text(error)
-            if text is not None:
-                return ToolResult.error(text)
-        log_failure("Tool %r raised %s", self.name, error_text(error), error=error)
-        if formatter is not None:
-            return _formatted(formatter, self, error)
-        return ToolResult.error(error_text(error))
 
     def to_ai_tool(self) -> AITool:
         """The model-facing view: name, description, parameters (no `execute_fn`).
@@ -608,88 +413,14 @@ class ClassLevelTool(Tool[P, R]):
 
     def __get__(self, instance: object, owner: type | None = None) -> Self:
         """Bind a classmethod tool to its class; a staticmethod tool is returned as is."""
-        if not self._is_method or self._function is None:
+        if not self._plan.is_method:
             return self
         return self._bound_to(owner if owner is not None else type(instance), owner)
-
-
-async def _bind_in_thread(
-    invoker: Invoker,
-    args: Any,
-    agent_id: str,
-    call_id: str,
-    deps: Any,
-    pool: ThreadPool | None,
-) -> dict[str, Any] | ToolResult:
-    """Check and convert big arguments in a thread of toolkit's pool.
-
-    A check of a megabyte takes tens of milliseconds; meanwhile the event loop
-    keeps serving the other calls and sessions.
-    """
-    try:
-        bound: dict[str, Any] | ToolResult = await in_thread(
-            lambda: invoker.bind(args, agent_id, call_id, deps), None, pool
-        )
-    except Raised as wrapped:  # bind raises nothing but KeyboardInterrupt
-        raise wrapped.error from None
-    return bound
-
-
-def _inline(thunk: Callable[[], Any]) -> Any:
-    """Call a sync thunk on the loop's thread; what it raises comes wrapped in `Raised`.
-
-    Wrapped, a `CancelledError` that the function raised cannot pass for the
-    cancellation of the awaiting task.
-    """
-    try:
-        return thunk()
-    except BaseException as error:  # carried to _failure, which unwraps it
-        raise Raised(error) from None
-
-
-def _formatted(
-    formatter: ErrorFormatter, made: Tool[Any, Any], error: BaseException
-) -> ToolResult:
-    """The text of a `ToolSet`'s error formatter; a broken formatter must not break the call."""
-    try:
-        text = formatter(made, error)
-        return ToolResult.error(text if type(text) is str else str(text))
-    except KeyboardInterrupt:
-        raise
-    except BaseException as failure:  # the formatter's own bug
-        log_failure("The error formatter failed on tool %r", made.name, error=failure)
-        return ToolResult.error(error_text(failure))
-
-
-def _fits_directly(check: Callable[[Any], bool], args: Any) -> bool:
-    try:
-        return type(args) is dict and check(args)
-    except RecursionError:
-        return False
-
-
-def _output_check(made: Tool[Any, Any], info: FunctionInfo) -> OutputCheck | None:
-    """The check of returned values, for a tool whose return annotation has a schema."""
-    if made.output_schema is None or info.return_shown is None:
-        return None
-    return OutputCheck(
-        name=made.name, schema=made.output_schema, shown=info.return_shown
-    )
 
 
 def _no_execute_fn(agent_id: str, call_id: str, args: JsonObject) -> ToolResult:
     """Replaced before a tool made from a function is returned."""
     raise AssertionError  # pragma: no cover
-
-
-def timeout_cannot_work(made: Tool[Any, Any]) -> bool:
-    """A timeout on a sync tool that runs inline could never be enforced."""
-    return (
-        made.timeout is not None
-        and not made.thread
-        and made._function is not None
-        and not made._is_async
-    )
 
 
 def _check_timeout(timeout: float | None, name: str) -> float | None:

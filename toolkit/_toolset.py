@@ -353,7 +353,7 @@ class ToolSet:
         if found is None:
             return ToolResult.error(self._unknown(name))
         return self._finish(
-            found._execute(
+            found._plan.execute(
                 agent_id, call_id, args, deps, self.error_formatter, self._pool
             )
         )
@@ -444,7 +444,7 @@ class ToolSet:
         """The tool's own coroutine for `call`, or one that answers with the error."""
         found = self._lookup(call)
         if found is not None:
-            return found._aexecute(
+            return found._plan.aexecute(
                 agent_id, call.id, call.args, deps, self.error_formatter, self._pool
             )
         if not isinstance(call, ToolCall):
