@@ -10,18 +10,30 @@ suite against it:
 
     toolkit serve examples/mcp_conformance_server.py --http 127.0.0.1:8765
 
-Scenarios about what toolkit does not serve yet (resources, prompts,
-completion, logging, progress, sampling, elicitation) are listed with their
-reason in `.ci/conformance-expected-failures.yml`.
+The tools that log, report progress, sample and elicit do it through their
+`Context`: the MCP server is their host. Scenarios about what a tool registry
+does not serve (resources, prompts, completion) are listed with their reason
+in `.ci/conformance-expected-failures.yml`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import struct
 import zlib
-from typing import Any
+from typing import Any, Literal
 
-from toolkit import Audio, Image, Resource, Tool, ToolError, ToolResult, ToolSet
+from toolkit import (
+    Audio,
+    Context,
+    Image,
+    Resource,
+    Tool,
+    ToolError,
+    ToolResult,
+    ToolSet,
+)
 
 tools = ToolSet()
 
@@ -141,3 +153,135 @@ tools.add(
         execute_fn=_describe_address,
     )
 )
+
+
+@tools.tool
+async def test_tool_with_logging(ctx: Context) -> str:
+    """Send three log records while working."""
+    await ctx.log("info", "Tool execution started")
+    await asyncio.sleep(0.05)
+    await ctx.log("info", "Tool processing data")
+    await asyncio.sleep(0.05)
+    await ctx.log("info", "Tool execution completed")
+    return "Tool with logging executed successfully"
+
+
+@tools.tool
+async def test_tool_with_progress(ctx: Context) -> str:
+    """Report progress 0, 50 and 100 of 100."""
+    for done in (0, 50, 100):
+        await ctx.report_progress(done, total=100)
+        if done < 100:
+            await asyncio.sleep(0.05)
+    return "Tool with progress executed successfully"
+
+
+@tools.tool
+async def test_sampling(prompt: str, ctx: Context) -> str:
+    """Ask the client's model to complete a prompt.
+
+    Args:
+        prompt: The prompt to send to the LLM.
+    """
+    text = await ctx.sample(prompt, max_tokens=100)
+    return f"LLM response: {text}"
+
+
+@dataclasses.dataclass
+class UserInfo:
+    """Who the user is.
+
+    Attributes:
+        username: User's response
+        email: User's email address
+    """
+
+    username: str
+    email: str
+
+
+@tools.tool
+async def test_elicitation(message: str, ctx: Context) -> str:
+    """Ask the user for their name and email address.
+
+    Args:
+        message: The message to show the user.
+    """
+    answer = await ctx.elicit(message, UserInfo)
+    content = dataclasses.asdict(answer.data) if answer.data else None
+    return f"User response: action={answer.action}, content={content}"
+
+
+@dataclasses.dataclass
+class Defaults:
+    """A form whose every field has a default.
+
+    Attributes:
+        name: User name
+        age: User age
+        score: User score
+        status: User status
+        verified: Verification status
+    """
+
+    name: str = "John Doe"
+    age: int = 30
+    score: float = 95.5
+    status: Literal["active", "inactive", "pending"] = "active"
+    verified: bool = True
+
+
+@tools.tool
+async def test_elicitation_sep1034_defaults(ctx: Context) -> str:
+    """Ask the user to confirm a form with a default for each kind of field."""
+    answer = await ctx.elicit("Please review and update the form fields", Defaults)
+    content = dataclasses.asdict(answer.data) if answer.data else None
+    return f"Elicitation completed: action={answer.action}, content={content}"
+
+
+def _choices(prefix: str, titles: list[str]) -> list[dict[str, str]]:
+    return [
+        {"const": f"{prefix}{index}", "title": title}
+        for index, title in enumerate(titles, start=1)
+    ]
+
+
+# Every kind of choice a form can hold; the legacy `enumNames` form has no
+# Python type, so this question is a JSON Schema dict.
+ENUMS = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {
+            "type": "string",
+            "oneOf": _choices(
+                "value", ["First Option", "Second Option", "Third Option"]
+            ),
+        },
+        "legacyEnum": {
+            "type": "string",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "items": {
+                "anyOf": _choices(
+                    "value", ["First Choice", "Second Choice", "Third Choice"]
+                )
+            },
+        },
+    },
+    "required": [],
+}
+
+
+@tools.tool
+async def test_elicitation_sep1330_enums(ctx: Context) -> str:
+    """Ask the user to pick from every kind of choice."""
+    answer = await ctx.elicit("Please pick your options", ENUMS)
+    return f"Elicitation completed: action={answer.action}, content={answer.data}"

@@ -56,6 +56,7 @@ def build_server(
         -32602
     )  # JSON-RPC "Invalid params", as the MCP spec uses for an unknown tool
 
+    from ._mcp_host import McpHost, on_set_level
     from .mcp import tools
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
@@ -68,12 +69,24 @@ def build_server(
             raise MCPError(invalid_params, toolset._unknown(params.name))
         request_id = getattr(ctx, "request_id", None)
         call_id = str(request_id) if request_id is not None else mint_id()
+        host = McpHost(ctx, params)
         outcome = await toolset.aexecute(
-            agent_id, call_id, params.name, params.arguments or {}
+            agent_id, call_id, params.name, params.arguments or {}, host=host
         )
+        if (
+            host.pending
+        ):  # 2026-07-28: the tool asked a question the client answers first
+            return host.input_required()
         return _call_tool_result(types, params.name, outcome, toolset.get(params.name))
 
-    return Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    server = Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    # Registered here rather than as on_set_logging_level, which the SDK warns
+    # about (the logging capability is deprecated from 2026-07-28); the handler
+    # also makes the server declare the logging capability.
+    server.add_request_handler(
+        "logging/setLevel", types.SetLevelRequestParams, on_set_level
+    )
+    return server
 
 
 def _call_tool_result(

@@ -1,0 +1,297 @@
+"""The MCP server as a host: what a tool's `Context` asks becomes MCP messages.
+
+One `McpHost` serves one `tools/call` request:
+
+- progress is `notifications/progress` for the request's `progressToken`
+  (nothing is sent when the client gave none);
+- a log record is `notifications/message` (the tool's name as `logger`),
+  at or above the level the client set with `logging/setLevel` (every level
+  until it does); on 2026-07-28 connections, at or above the level the
+  request opted in to in its `_meta` (nothing without it);
+- `sample` is `sampling/createMessage` and `elicit` is `elicitation/create`
+  (a form), for a client that declared the capability; for one that did
+  not, the tool gets a `ToolError` that says so.
+
+Up to protocol 2025-11-25 the server sends those two requests back over the
+session and waits. From 2026-07-28 a server cannot start requests: the tool
+stops at its first question (`InputRequired`), the call answers with an
+`InputRequiredResult` holding the question, and the client calls again with
+the answer; the tool then runs again from the start, and each question it
+asks again is answered from the responses. The answers given so far travel
+in the result's `request_state`, so any server process can take the next
+round. They are the client's own answers: a client that changes them only
+answers differently. A question is matched to its answer by a digest of the
+question, so an answer is never taken for a different question.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any, Final
+
+from toolkit._exceptions import ToolError
+from toolkit._host import LEVELS, Elicited, InputRequired
+from toolkit._json import to_jsonable
+
+if TYPE_CHECKING:
+    from toolkit._context import Context
+
+__all__ = ["McpHost", "on_set_level"]
+
+_LEVEL_KEY: Final = "toolkit.log_level"
+"""Where a connection's `logging/setLevel` level is kept, in the SDK's per-connection state."""
+
+_STATE_VERSION: Final = 1
+
+
+def _connection_state(ctx: Any) -> dict[str, Any] | None:
+    """The per-connection scratch state of the SDK (`Connection.state`), if it can be reached.
+
+    The request context reaches the connection only through its session;
+    the SDK keeps it there as `_connection`.
+    """
+    connection = getattr(ctx.session, "_connection", None)
+    state = getattr(connection, "state", None)
+    return state if isinstance(state, dict) else None
+
+
+async def on_set_level(ctx: Any, params: Any) -> Any:
+    """The `logging/setLevel` handler: keep the level for the connection's later log records."""
+    import mcp.types as types
+
+    state = _connection_state(ctx)
+    if state is not None:
+        state[_LEVEL_KEY] = params.level
+    return types.EmptyResult()
+
+
+class McpHost:
+    """The host of one `tools/call`: its progress token, log level and client capabilities.
+
+    Args:
+        ctx: The SDK's `ServerRequestContext` of the request.
+        params: The request's `CallToolRequestParams`.
+    """
+
+    def __init__(self, ctx: Any, params: Any) -> None:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        self._ctx = ctx
+        self._modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        self._answers: dict[str, Any] = {}
+        self._asked: dict[str, int] = {}
+        self.pending: dict[str, Any] = {}
+        """Questions that the client must answer before the call can finish (2026-07-28)."""
+        if self._modern:
+            self._answers = _decode_state(getattr(params, "request_state", None))
+            for key, response in (
+                getattr(params, "input_responses", None) or {}
+            ).items():
+                self._answers[key] = _dump(response)
+
+    # ------------------------------------------------------------ progress and log
+
+    async def progress(
+        self,
+        context: Context[Any],
+        progress: float,
+        total: float | None,
+        message: str | None,
+    ) -> None:
+        """`notifications/progress`, when the client sent a progress token."""
+        await self._ctx.session.report_progress(progress, total, message)
+
+    async def log(
+        self, context: Context[Any], level: str, message: str, data: dict[str, Any]
+    ) -> None:
+        """`notifications/message`, if the client wants records of this level."""
+        if not self._wants(level):
+            return
+        import mcp.types as types
+
+        payload: Any = (
+            message if not data else {"message": message, **to_jsonable(data)}
+        )
+        notification = types.LoggingMessageNotification(
+            params=types.LoggingMessageNotificationParams(
+                level=level,  # type: ignore[arg-type]  # one of LEVELS
+                data=payload,
+                logger=context.tool_name,
+            )
+        )
+        await self._ctx.session.send_notification(
+            notification, related_request_id=self._ctx.request_id
+        )
+
+    def _wants(self, level: str) -> bool:
+        if self._modern:  # the request's own opt-in, as the SDK reads it
+            from mcp.server.connection import allowed_log_levels
+
+            allowed: Any = allowed_log_levels(
+                self._ctx.protocol_version, self._ctx.meta
+            )
+            return level in allowed
+        state = _connection_state(self._ctx)
+        least = state.get(_LEVEL_KEY) if state is not None else None
+        return least not in LEVELS or LEVELS.index(level) >= LEVELS.index(least)
+
+    # ------------------------------------------------------------ sampling
+
+    async def sample(
+        self,
+        context: Context[Any],
+        messages: list[dict[str, str]],
+        *,
+        system: str | None,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> str:
+        """`sampling/createMessage`; the text of the client model's answer."""
+        import mcp.types as types
+
+        if not self._client_can(
+            types.ClientCapabilities(sampling=types.SamplingCapability())
+        ):
+            raise _refused(
+                context, "sampling", "ask the client's model for a completion"
+            )
+        params = types.CreateMessageRequestParams(
+            messages=[
+                types.SamplingMessage(
+                    role=item["role"],  # type: ignore[arg-type]  # checked by Context.sample
+                    content=types.TextContent(type="text", text=item["content"]),
+                )
+                for item in messages
+            ],
+            max_tokens=max_tokens,
+            system_prompt=system,
+            temperature=temperature,
+        )
+        request = types.CreateMessageRequest(params=params)
+        if self._modern:
+            raw = self._answer_or_ask("sample", request)
+            result: Any = types.CreateMessageResult.model_validate(raw)
+        else:
+            result = await self._send(context, request, types.CreateMessageResult)
+        return _text_of(result.content)
+
+    # ------------------------------------------------------------ elicitation
+
+    async def elicit(
+        self, context: Context[Any], message: str, schema: dict[str, Any]
+    ) -> Elicited[dict[str, Any]]:
+        """`elicitation/create` with a form; the user's answer as a JSON dict."""
+        import mcp.types as types
+
+        if not self._client_can(
+            types.ClientCapabilities(elicitation=types.ElicitationCapability())
+        ):
+            raise _refused(context, "elicitation", "ask the user a question")
+        request = types.ElicitRequest(
+            params=types.ElicitRequestFormParams(
+                message=message, requested_schema=schema
+            )
+        )
+        if self._modern:
+            result: Any = types.ElicitResult.model_validate(
+                self._answer_or_ask("elicit", request)
+            )
+        else:
+            result = await self._send(context, request, types.ElicitResult)
+        if result.action != "accept":
+            return Elicited(result.action)
+        return Elicited("accept", dict(result.content or {}))
+
+    # ------------------------------------------------------------ the two paths
+
+    def _client_can(self, capability: Any) -> bool:
+        return bool(self._ctx.session.check_client_capability(capability))
+
+    async def _send(self, context: Context[Any], request: Any, result_type: Any) -> Any:
+        """Send `request` to the client over the session and wait (up to 2025-11-25)."""
+        from mcp.shared.exceptions import NoBackChannelError
+        from mcp.shared.message import ServerMessageMetadata
+
+        try:
+            return await self._ctx.session.send_request(
+                request,
+                result_type,
+                metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
+            )
+        except NoBackChannelError:
+            msg = (
+                f'Tool "{context.tool_name}" needs to send the client a {request.method} '
+                "request, which this connection cannot carry (it has no channel from the "
+                "server to the client)."
+            )
+            raise ToolError(msg) from None
+
+    def _answer_or_ask(self, kind: str, request: Any) -> Any:
+        """The client's answer to `request`, or `InputRequired` after noting the question (2026-07-28)."""
+        body = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+        digest = hashlib.sha256(
+            json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+        ).hexdigest()[:16]
+        seen = self._asked.get(digest, 0)
+        self._asked[digest] = seen + 1
+        key = f"{kind}-{digest}-{seen}"
+        if key in self._answers:
+            return self._answers[key]
+        self.pending[key] = request
+        msg = "The call waits for the client's answer to a question; it resumes when the client calls again with it."
+        raise InputRequired(msg)
+
+    def input_required(self) -> Any:
+        """The `InputRequiredResult` asking the pending questions, with the answers so far."""
+        import mcp.types as types
+
+        return types.InputRequiredResult(
+            input_requests=self.pending, request_state=_encode_state(self._answers)
+        )
+
+
+def _refused(context: Context[Any], capability: str, what: str) -> ToolError:
+    return ToolError(
+        f'Tool "{context.tool_name}" needs to {what}, but the MCP client did not declare '
+        f"the {capability} capability."
+    )
+
+
+def _text_of(content: Any) -> str:
+    """The text of a sampling result's content (a block, or a list of blocks)."""
+    blocks = content if isinstance(content, list) else [content]
+    texts = [block.text for block in blocks if getattr(block, "type", None) == "text"]
+    if not texts:
+        kinds = (
+            ", ".join(str(getattr(block, "type", "?")) for block in blocks) or "nothing"
+        )
+        msg = f"The client's model answered with {kinds}, not text."
+        raise ToolError(msg)
+    return "".join(texts)
+
+
+def _dump(response: Any) -> Any:
+    if hasattr(response, "model_dump"):
+        return response.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return response
+
+
+def _encode_state(answers: dict[str, Any]) -> str:
+    text = json.dumps({"v": _STATE_VERSION, "answers": answers}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode()).decode()
+
+
+def _decode_state(state: object) -> dict[str, Any]:
+    """The answers carried by a `request_state` this server made; {} for anything else."""
+    if not isinstance(state, str):
+        return {}
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(state.encode()))
+    except (ValueError, TypeError):
+        return {}
+    if not isinstance(decoded, dict) or decoded.get("v") != _STATE_VERSION:
+        return {}
+    answers = decoded.get("answers")
+    return answers if isinstance(answers, dict) else {}
