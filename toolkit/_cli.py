@@ -100,6 +100,8 @@ examples:
   toolkit serve tools.py
   toolkit serve /absolute/path/to/tools.py:tools
   toolkit serve tools.py --http 127.0.0.1:8000
+  toolkit serve tools.py --http 0.0.0.0:8000 --auth-token-env TOKEN --allowed-host tools.example.com
+  toolkit serve pkg.tools --http 0.0.0.0:8000 --no-auth --stateless --workers 4
 """,
     "init": """\
 examples:
@@ -208,11 +210,7 @@ def _parser() -> argparse.ArgumentParser:
         'Needs the mcp extra: pip install "toolkit-llm[mcp]".',
     )
     serve.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
-    serve.add_argument(
-        "--http",
-        metavar="HOST:PORT",
-        help="serve streamable HTTP at /mcp (host default 127.0.0.1)",
-    )
+    _serve_arguments(serve)
     serve.set_defaults(run=_serve)
 
     init = command(
@@ -287,14 +285,172 @@ def _lint(tools: ToolSet, options: argparse.Namespace) -> int:
     return 0
 
 
-def _serve(tools: ToolSet, options: argparse.Namespace) -> int:
-    from .providers import mcp
+def _serve_arguments(serve: argparse.ArgumentParser) -> None:
+    from .providers import _mcp_http as http
 
+    serve.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve streamable HTTP at /mcp (host default 127.0.0.1)",
+    )
+    serve.add_argument(
+        "--log-level",
+        choices=http.LOG_LEVELS,
+        default="warning",
+        help="what goes to stderr: debug shows tracebacks, info a line per request "
+        "(default: warning)",
+    )
+    serve.add_argument("--name", help="serverInfo.name (default: the target's name)")
+    serve.add_argument(
+        "--version", help="serverInfo.version (default: toolkit's version)"
+    )
+    group = serve.add_argument_group("HTTP (with --http)")
+    flag = group.add_argument
+    flag(
+        "--auth-token-env",
+        metavar="VAR",
+        help="accept only 'Authorization: Bearer <value of the environment variable VAR>'",
+    )
+    flag(
+        "--no-auth",
+        action="store_true",
+        help="serve a non-loopback address without --auth-token-env, on purpose",
+    )
+    flag(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="a Host name clients use besides the loopback ones (repeatable); "
+        "'*' turns the Host and Origin checks off",
+    )
+    flag(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a browser Origin to accept, such as https://app.example.com (repeatable)",
+    )
+    flag(
+        "--stateless",
+        action="store_true",
+        help="keep no session between requests, so any worker or replica can answer",
+    )
+    flag(
+        "--json-response",
+        action="store_true",
+        help="answer each POST with one JSON body instead of an event stream",
+    )
+    flag(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes sharing the port (needs --stateless)",
+    )
+    flag(
+        "--grace",
+        type=float,
+        default=http.DEFAULT_GRACE,
+        metavar="SECONDS",
+        help="how long SIGTERM waits for calls in flight "
+        f"(default: {http.DEFAULT_GRACE:g})",
+    )
+    flag(
+        "--max-body",
+        type=_size,
+        default=http.DEFAULT_MAX_BODY,
+        metavar="BYTES",
+        help="larger request bodies get 413; 4MB, 512KB or a number (default: 4MB)",
+    )
+    flag(
+        "--max-sessions",
+        type=int,
+        default=http.DEFAULT_MAX_SESSIONS,
+        metavar="N",
+        help=f"open sessions at most (default: {http.DEFAULT_MAX_SESSIONS})",
+    )
+    flag(
+        "--session-idle-timeout",
+        type=float,
+        default=http.DEFAULT_SESSION_IDLE_TIMEOUT,
+        metavar="SECONDS",
+        help="close a session after this long without a request "
+        f"(default: {http.DEFAULT_SESSION_IDLE_TIMEOUT:g})",
+    )
+
+
+def _size(text: str) -> int:
+    units = {"kb": 1024, "mb": 1024**2, "gb": 1024**3, "b": 1}
+    lowered = text.strip().lower()
+    for unit, factor in units.items():
+        if lowered.endswith(unit) and lowered[: -len(unit)].strip().isdigit():
+            return int(lowered[: -len(unit)]) * factor
+    if lowered.isdigit():
+        return int(lowered)
+    msg = f"{text!r} is not a size; give 4MB, 512KB or a number of bytes"
+    raise argparse.ArgumentTypeError(msg)
+
+
+_HTTP_FLAGS: Final[dict[str, Any]] = {
+    "auth_token_env": None,
+    "no_auth": False,
+    "allowed_host": [],
+    "allowed_origin": [],
+    "stateless": False,
+    "json_response": False,
+    "workers": 1,
+}
+
+
+def _serve(tools: ToolSet, options: argparse.Namespace) -> int:
+    from .providers import _mcp_server
+
+    given = [
+        key for key, value in _HTTP_FLAGS.items() if getattr(options, key) != value
+    ]
+    if options.http is None and given:
+        flags = ", ".join("--" + key.replace("_", "-") for key in given)
+        msg = f"{flags}: options of HTTP serving; give --http HOST:PORT too"
+        raise TargetError(msg)
+    extra: dict[str, Any] = {}
+    if options.http is not None:
+        extra = {
+            "auth": _token(options.auth_token_env),
+            "no_auth": options.no_auth,
+            "allowed_hosts": options.allowed_host,
+            "allowed_origins": options.allowed_origin,
+            "stateless": options.stateless,
+            "json_response": options.json_response,
+            "workers": options.workers,
+            "grace": options.grace,
+            "max_body": options.max_body,
+            "max_sessions": options.max_sessions,
+            "session_idle_timeout": options.session_idle_timeout,
+        }
     try:
-        mcp.serve(tools, options.http)
-    except (ImportError, ValueError) as error:
+        _mcp_server.serve_tools(
+            tools,
+            options.target,
+            options.http,
+            name=options.name,
+            version=options.version,
+            log_level=options.log_level,
+            **extra,
+        )
+    except (ImportError, ValueError, OSError) as error:
         raise TargetError(str(error)) from None
     return 0
+
+
+def _token(variable: str | None) -> str | None:
+    if variable is None:
+        return None
+    value = os.environ.get(variable, "")
+    if not value:
+        msg = f"--auth-token-env {variable}: the environment variable {variable} is not set, or empty"
+        raise TargetError(msg)
+    return value
 
 
 # ------------------------------------------------------------------ targets

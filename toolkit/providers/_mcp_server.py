@@ -19,6 +19,7 @@ from toolkit._results import ToolResult
 from toolkit._tool import Tool
 
 from ._common import mint_id
+from ._mcp_http import DEFAULT_GRACE
 
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
@@ -29,7 +30,8 @@ _INSTALL_HINT = (
 )
 
 
-def _require_mcp() -> None:
+def require_mcp() -> None:
+    """Raise ImportError, saying how to install it, when `mcp` is missing."""
     try:
         import mcp  # noqa: F401  # only to see that it is there
     except ImportError:
@@ -37,9 +39,15 @@ def _require_mcp() -> None:
 
 
 def build_server(
-    toolset: ToolSet, *, name: str = "toolkit", agent_id: str = "mcp"
+    toolset: ToolSet,
+    *,
+    name: str = "toolkit",
+    version: str = "",
+    agent_id: str = "mcp",
 ) -> Any:
     """An `mcp` low-level `Server` that lists and calls the tools of `toolset`.
+
+    `name` and `version` are the `serverInfo` that clients are told.
 
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
@@ -47,7 +55,7 @@ def build_server(
     Raises:
         ImportError: The `mcp` package is not installed; the message says how to install it.
     """
-    _require_mcp()
+    require_mcp()
     import mcp.types as types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
@@ -79,7 +87,9 @@ def build_server(
             return host.input_required()
         return _call_tool_result(types, params.name, outcome, toolset.get(params.name))
 
-    server = Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    server = Server(
+        name, version=version, on_list_tools=on_list_tools, on_call_tool=on_call_tool
+    )
     # Registered here rather than as on_set_logging_level, which the SDK warns
     # about (the logging capability is deprecated from 2026-07-28); the handler
     # also makes the server declare the logging capability.
@@ -117,46 +127,152 @@ def _call_tool_result(
         )
 
 
-def parse_address(http: str) -> tuple[str, int]:
-    """`"HOST:PORT"` or `":PORT"` or `"PORT"` → (host, port); the host defaults to 127.0.0.1.
-
-    Raises:
-        ValueError: The port is not a number from 1 to 65535.
-    """
-    host, _, port = http.rpartition(":")
-    host = host.strip("[]") or "127.0.0.1"
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        msg = f"--http {http!r}: give HOST:PORT, for example 127.0.0.1:8000"
-        raise ValueError(msg)
-    return host, int(port)
-
-
-def serve(toolset: ToolSet, http: str | None = None, *, name: str = "toolkit") -> None:
+def serve(
+    toolset: ToolSet | str,
+    http: str | None = None,
+    *,
+    name: str | None = None,
+    version: str | None = None,
+    workers: int = 1,
+    grace: float = DEFAULT_GRACE,
+    log_level: str = "warning",
+    no_auth: bool = False,
+    **options: Any,
+) -> None:
     """Serve `toolset` over MCP until stdin closes, SIGTERM or Ctrl-C.
 
+    Over HTTP, a line on stderr says where and how; SIGTERM lets the calls
+    in flight finish (for up to `grace` seconds) and returns.
+
     Args:
-        toolset: The tools to serve.
+        toolset: The tools to serve, or the `module:attribute` or
+            `path/to/file.py:attribute` that names them (workers import it).
         http: None for stdio; `"HOST:PORT"` for streamable HTTP at `/mcp`
             (the host defaults to 127.0.0.1, loopback only).
-        name: The server name reported to clients.
+        name: `serverInfo.name` (default: the target's module name, else
+            `"toolkit"`).
+        version: `serverInfo.version` (default: toolkit's version).
+        workers: Worker processes sharing the port; more than one needs
+            `stateless=True` and a target the workers can import.
+        grace: Seconds SIGTERM waits for calls in flight.
+        log_level: `"debug"` (tracebacks too), `"info"` (a line per request),
+            `"warning"` or `"error"`; the lines go to stderr.
+        no_auth: Serve a non-loopback address without `auth`, on purpose
+            (something in front of the server authenticates its clients).
+        **options: The options of `asgi_app` (`stateless`, `json_response`,
+            `allowed_hosts`, `allowed_origins`, `auth`, `auth_settings`,
+            `max_body`, `max_sessions`, `session_idle_timeout`).
 
     Raises:
         ImportError: The `mcp` package is not installed.
-        ValueError: `http` is not a valid address.
+        ValueError: `http` is not a valid address, an option is out of
+            range, or a non-loopback address would be served without auth.
+        OSError: The address cannot be served (a port in use).
     """
-    _require_mcp()
-    address = parse_address(http) if http is not None else None
-    import anyio
+    require_mcp()
+    target = toolset if isinstance(toolset, str) else None
+    serve_tools(
+        _load(toolset),
+        target,
+        http,
+        name=name,
+        version=version,
+        workers=workers,
+        grace=grace,
+        log_level=log_level,
+        no_auth=no_auth,
+        **options,
+    )
 
-    anyio.run(_serve, toolset, address, name)
+
+def serve_tools(
+    tools: ToolSet,
+    target: str | None,
+    http: str | None,
+    *,
+    name: str | None = None,
+    version: str | None = None,
+    workers: int = 1,
+    grace: float = DEFAULT_GRACE,
+    log_level: str = "warning",
+    no_auth: bool = False,
+    **options: Any,
+) -> None:
+    """`serve` for tools already loaded from `target` (None: not importable by workers)."""
+    from ._mcp_http import Plan, check_exposure, configure_logging, parse_address, run
+
+    require_mcp()
+    name = name or (_target_name(target) if target else "toolkit")
+    if http is None:
+        if workers != 1 or options:
+            given = sorted([*options, *(["workers"] if workers != 1 else [])])
+            msg = f"{', '.join(given)}: options of HTTP serving; give http= too"
+            raise ValueError(msg)
+        configure_logging(log_level)
+        import anyio
+
+        anyio.run(_serve, build_server(tools, name=name, version=version or _version()))
+        return
+    host, port = parse_address(http)
+    check_exposure(host, options.get("auth"), no_auth)
+    if workers < 1:
+        msg = f"workers must be 1 or more, not {workers}"
+        raise ValueError(msg)
+    if workers > 1 and not options.get("stateless"):
+        msg = (
+            "workers need stateless=True (--stateless): a session lives in one worker, "
+            "and the next request of its client may reach another"
+        )
+        raise ValueError(msg)
+    if workers > 1 and target is None:
+        from ._mcp_http import import_path
+
+        target = import_path(tools)
+    plan = Plan(
+        host,
+        port,
+        {"name": name, "version": version, **options},
+        target=target,
+        workers=workers,
+        grace=grace,
+        log_level=log_level,
+    )
+    configure_logging(log_level)
+    run(tools, plan)
 
 
-async def _serve(toolset: ToolSet, address: tuple[str, int] | None, name: str) -> None:
+def _load(toolset: ToolSet | str) -> ToolSet:
+    if not isinstance(toolset, str):
+        return toolset
+    from toolkit._cli import TargetError, load_target
+
+    try:
+        return load_target(toolset)
+    except TargetError as error:
+        raise ValueError(str(error)) from None
+
+
+def _target_name(target: str) -> str:
+    """`path/to/tools.py:tools` → `tools`; `pkg.tools` → `pkg.tools`."""
+    import pathlib
+
+    from toolkit._cli import _split
+
+    location = _split(target)[0]
+    return pathlib.Path(location).stem if location.endswith(".py") else location
+
+
+def _version() -> str:
+    from toolkit import __version__
+
+    return __version__
+
+
+async def _serve(server: Any) -> None:
     import signal
 
     import anyio
 
-    server = build_server(toolset, name=name)
     async with anyio.create_task_group() as group:
 
         async def stop_on_sigterm() -> None:
@@ -166,10 +282,7 @@ async def _serve(toolset: ToolSet, address: tuple[str, int] | None, name: str) -
                     return
 
         group.start_soon(stop_on_sigterm)
-        if address is None:
-            await _serve_stdio(server)
-        else:
-            await _serve_http(server, *address)
+        await _serve_stdio(server)
         group.cancel_scope.cancel()
 
 
@@ -179,7 +292,13 @@ async def _serve_stdio(server: Any) -> None:
     lines = _StdinLines.open()
     try:
         async with stdio_server(stdin=lines) as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            try:
+                await server.run(read, write, server.create_initialization_options())
+            finally:
+                # While serving, descriptor 1 is stderr: what tools printed and
+                # Python still buffers goes there too, not to the protocol.
+                with contextlib.suppress(Exception):
+                    sys.stdout.flush()
     finally:
         if lines is not None:
             lines.close()
@@ -233,13 +352,3 @@ class _StdinLines:
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line.decode("utf-8", "replace") + "\n"
-
-
-async def _serve_http(server: Any, host: str, port: int) -> None:
-    import uvicorn
-
-    app = server.streamable_http_app(host=host)
-    config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", lifespan="on"
-    )
-    await uvicorn.Server(config).serve()

@@ -42,6 +42,7 @@ from ._parts import b64, parts_of
 from ._transform import is_wrapped, wrap_output
 
 __all__ = [
+    "asgi_app",
     "build_server",
     "definition",
     "handle",
@@ -347,4 +348,5 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
 
 
 # The server lives in its own module; these names stay reachable from here.
-from ._mcp_server import build_server, parse_address, serve  # noqa: E402
+from ._mcp_http import asgi_app, parse_address  # noqa: E402
+from ._mcp_server import build_server, serve  # noqa: E402
