@@ -239,6 +239,22 @@ class TestCustomHost:
         result = sync_reporter.execute("agent", "y", {"steps": 1}, host=host)
         assert ("progress", "y", 1, 1, None) in host.events
 
+    def test_sync_execute_through_middleware_keeps_the_host(self) -> None:
+        """ToolSet.execute with middleware runs on a loop of its own; the host goes with it."""
+        host = Recorder()
+        wrapped = ToolSet([sync_asker, sync_reporter])
+        seen: list[str] = []
+
+        @wrapped.use
+        async def note(call: ToolCall, context: Context, call_next: Any) -> Any:
+            seen.append(call.name)
+            return await call_next(call)
+
+        result = wrapped.execute("agent", "m", "sync_asker", {}, host=host)
+        assert result.text == "completion of hi / accept Person(name='Ann', age=30)"
+        assert seen == ["sync_asker"]
+        assert [event[0] for event in host.events] == ["sample", "elicit"]
+
     def test_concurrent_calls_each_report_to_their_own_call(self) -> None:
         """Twenty calls in one run: every progress carries its own call's id, in order."""
         host = Recorder()

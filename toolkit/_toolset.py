@@ -21,7 +21,7 @@ from ._context import Context
 from ._exceptions import DuplicateToolError, NotAToolError, ToolDefinitionError
 from ._execute import checked_result, error_text, is_awaitable
 from ._frozen import FrozenDict, FrozenList
-from ._host import enter_host, leave_host
+from ._host import current_scope, enter_host, leave_host
 from ._json import type_name
 from ._log import log_failure
 from ._options import DecoratorOptions
@@ -333,20 +333,23 @@ class ToolSet:
         `host` is what the tool's `Context` reaches for progress, log records,
         sampling and questions: any object with some of the `Host` methods.
         """
-        if host is None:
-            return self._execute(agent_id, call_id, name, args, deps)
-        token = enter_host(host, on_loop=False)
-        try:
-            return self._execute(agent_id, call_id, name, args, deps)
-        finally:
-            leave_host(token)
-
-    def _execute(
-        self, agent_id: str, call_id: str, name: str, args: Any, deps: Any
-    ) -> ToolResult:
+        if host is not None:
+            token = enter_host(host, on_loop=False)
+            try:
+                return self.execute(agent_id, call_id, name, args, deps=deps)
+            finally:
+                leave_host(token)
         if self._middleware:
+            scope = current_scope()  # handed on with the loop that block_on makes
             result: ToolResult = block_on(
-                lambda: self.aexecute(agent_id, call_id, name, args, deps=deps)
+                lambda: self.aexecute(
+                    agent_id,
+                    call_id,
+                    name,
+                    args,
+                    deps=deps,
+                    host=scope.host if scope is not None else None,
+                )
             )
             return result
         found = self._tools.get(name) if type(name) is str else None
@@ -369,13 +372,15 @@ class ToolSet:
         host: object = None,
     ) -> ToolResult:
         """Run one call by tool name, from async code (`host` as for `execute`)."""
-        if host is None:
-            return await self._run_call(agent_id, ToolCall(call_id, name, args), deps)
-        token = enter_host(host, on_loop=True)
-        try:
-            return await self._run_call(agent_id, ToolCall(call_id, name, args), deps)
-        finally:
-            leave_host(token)
+        if host is not None:
+            token = enter_host(host, on_loop=True)
+            try:
+                return await self._run_call(
+                    agent_id, ToolCall(call_id, name, args), deps
+                )
+            finally:
+                leave_host(token)
+        return await self._run_call(agent_id, ToolCall(call_id, name, args), deps)
 
     async def run(
         self,
@@ -393,17 +398,12 @@ class ToolSet:
         `Context` reaches (see `execute`); each call's `Context` has its own
         `call_id`, so the host tells the calls apart.
         """
-        if host is None:
-            return await self._run(agent_id, calls, deps)
-        token = enter_host(host, on_loop=True)
-        try:
-            return await self._run(agent_id, calls, deps)
-        finally:
-            leave_host(token)
-
-    async def _run(
-        self, agent_id: str, calls: Iterable[ToolCall], deps: Any
-    ) -> list[ToolResult]:
+        if host is not None:
+            token = enter_host(host, on_loop=True)
+            try:
+                return await self.run(agent_id, calls, deps=deps)
+            finally:
+                leave_host(token)
         import asyncio
 
         batch: list[ToolCall] = []
