@@ -46,6 +46,7 @@ __all__ = [
     "caller_cancelled",
     "default_pool",
     "in_thread",
+    "thread_waiting_here",
 ]
 
 DEFAULT_MAX_THREADS: Final = 64
@@ -437,16 +438,32 @@ def block_on(make: Callable[[], Awaitable[Any]]) -> Any:
     return _in_helper_thread(lambda: asyncio.run(main()))
 
 
+_WAITING: dict[int, int] = {}  # helper thread -> the thread blocked until it ends
+
+
+def thread_waiting_here() -> int | None:
+    """The id of the thread that `block_on` blocked until this helper thread ends, if any.
+
+    Such a thread's event loop cannot run meanwhile: work handed to that
+    loop from here would never start.
+    """
+    return _WAITING.get(threading.get_ident())
+
+
 def _in_helper_thread(thunk: Callable[[], Any]) -> Any:
     """Run `thunk` in a thread of its own and wait: this thread's loop is busy."""
     box: dict[str, Any] = {}
     context = contextvars.copy_context()
+    caller = threading.get_ident()
 
     def target() -> None:
+        _WAITING[threading.get_ident()] = caller
         try:
             box["value"] = context.run(thunk)
         except BaseException as error:  # carried back to the caller's thread
             box["error"] = error
+        finally:
+            _WAITING.pop(threading.get_ident(), None)
 
     worker = threading.Thread(target=target, name="toolkit-loop", daemon=True)
     worker.start()

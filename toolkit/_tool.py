@@ -140,6 +140,10 @@ class Tool(Generic[P, R]):
         destructive: MCP hint: the tool may destroy data.
         idempotent: MCP hint: repeating a call has no further effect.
         open_world: MCP hint: the tool reaches outside systems.
+        remote_name: For a tool of an MCP server (`mcp.connect`), the name
+            the server knows it by, which its `tools/call` requests carry;
+            None for a local tool. It differs from `name` when the server's
+            name is one some API would reject.
     """
 
     name: str
@@ -162,6 +166,7 @@ class Tool(Generic[P, R]):
     destructive: bool | None = None
     idempotent: bool | None = None
     open_world: bool | None = None
+    remote_name: str | None = None
 
     def __init__(
         self,

@@ -12,6 +12,9 @@ object gets `{"type": "object", "properties": {"result": ...}}` and its
 `structuredContent` is wrapped the same way. A tool failure is a result with
 `isError: true`, never a protocol error.
 
+`connect(target)` is the other side: an MCP server's tools as a live
+`ToolSet` (see `connect`).
+
 `serve(toolset)` runs an MCP server with the official `mcp` SDK (the
 `toolkit-llm[mcp]` extra, imported only then): over stdio, or over streamable
 HTTP with `serve(toolset, http="127.0.0.1:8000")`.
@@ -44,6 +47,7 @@ from ._transform import is_wrapped, wrap_output
 __all__ = [
     "asgi_app",
     "build_server",
+    "connect",
     "definition",
     "handle",
     "parse_address",
@@ -337,8 +341,20 @@ handle = handler(parse_calls, results, "the `CallToolResult`s", with_toolset=Tru
 
 
 def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
-    """Tools whose MCP definition clients would refuse (they are left out of `tools/list`)."""
+    """Tools whose MCP definition clients would refuse (they are left out of `tools/list`).
+
+    Also the tools of an MCP server (`connect`) whose own name some API
+    rejects, which models see under another name.
+    """
     for item in tools:
+        remote = item.remote_name
+        if remote is not None and not _valid_name(remote):
+            yield Finding(
+                item.name,
+                "mcp-renamed",
+                f"the MCP server names it {remote!r}, which some LLM APIs reject; models see it "
+                f"as {item.name!r}, and calls reach the server under its own name",
+            )
         for problem in problems(item):
             yield Finding(
                 item.name,
@@ -347,6 +363,15 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
             )
 
 
-# The server lives in its own module; these names stay reachable from here.
+def _valid_name(name: str) -> bool:
+    try:
+        check_name(name)
+    except ToolDefinitionError:
+        return False
+    return True
+
+
+# The client and the server live in modules of their own; these names stay reachable from here.
+from ._mcp_client import connect  # noqa: E402
 from ._mcp_http import asgi_app, parse_address  # noqa: E402
 from ._mcp_server import build_server, serve  # noqa: E402
