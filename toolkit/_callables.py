@@ -23,6 +23,8 @@ from typing import Any, Final
 
 from ._exceptions import ToolDefinitionError
 
+_CO_COROUTINE: Final = 0x80  # inspect.CO_COROUTINE
+
 __all__ = [
     "EMPTY",
     "KEYWORD_ONLY",
@@ -394,3 +396,15 @@ def _inspect_parameters(func: Callable[..., Any]) -> list[Parameter]:
         )
         for item in inspect.signature(func).parameters.values()
     ]
+
+
+def is_async_callable(function: Callable[..., Any]) -> bool:
+    """Whether calling `function` returns an awaitable (async def, or a callable object's async __call__)."""
+    if type(function) is types.FunctionType:  # a plain function: its code says it
+        return bool(function.__code__.co_flags & _CO_COROUTINE)
+    import inspect
+
+    if inspect.iscoroutinefunction(function):
+        return True
+    call = getattr(function, "__call__", None)  # noqa: B004  # an object with an async __call__
+    return call is not None and inspect.iscoroutinefunction(call)

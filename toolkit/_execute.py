@@ -11,7 +11,6 @@ whatever its own methods do, is an error result too.
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -23,7 +22,7 @@ from ._exceptions import ContentError
 from ._json import TooDeep, encode, refers_to_itself, to_jsonable, type_name
 from ._log import log_failure
 from ._nodes import Field, ScalarType, TypeNode, UnionType
-from ._results import ToolResult
+from ._results import ToolResult, checked_result, error_text, safe_text
 from ._types import JsonObject, JsonSchema
 from ._validation import (
     Check,
@@ -33,12 +32,9 @@ from ._validation import (
     property_checks,
 )
 
-_CO_COROUTINE: Final = 0x80  # inspect.CO_COROUTINE
-
 __all__ = [
     "Invoker",
     "Refused",
-    "checked_result",
     "error_text",
     "normalise",
     "parse_arguments",
@@ -439,31 +435,6 @@ def _unsendable(value: Any, name: str, error: BaseException) -> ToolResult:
     )
 
 
-def checked_result(result: Any, who: str) -> ToolResult:
-    """`result` if it is a `ToolResult` with `str` text, else an error result saying what `who` returned.
-
-    A `str` subclass for the text becomes the plain text it holds, so that
-    no overridden method of it runs later (truncation, providers).
-
-    Raises:
-        Exception: Reading the result's fields failed (a hostile subclass).
-    """
-    if not isinstance(result, ToolResult):
-        return ToolResult.error(
-            f"{who} returned {type_name(result)}, not a ToolResult."
-        )
-    text, is_error = result.text, result.is_error
-    if type(text) is str and type(is_error) is bool:
-        return result
-    if not isinstance(text, str):
-        return ToolResult.error(
-            f"{who} returned a ToolResult whose text is {type_name(text)}, not str."
-        )
-    return ToolResult(
-        str.__str__(text), bool(is_error), result.ui, result.structured, result.content
-    )
-
-
 def _content_result(value: Any, name: str) -> ToolResult:
     """A returned part, or list of parts and strings → a result with `content`."""
     items = (value,) if isinstance(value, PART_TYPES) else value
@@ -473,38 +444,3 @@ def _content_result(value: Any, name: str) -> ToolResult:
         return ToolResult.error(
             f'Tool "{name}" returned content parts mixed with other values: {error}.'
         )
-
-
-def error_text(error: BaseException) -> str:
-    """`"<ExceptionType>: <message>"`, or the type alone when the message is empty or cannot be read."""
-    message = safe_text(error)
-    name = type_name(error).rpartition(".")[2]
-    return f"{name}: {message}" if message else name
-
-
-def safe_text(value: object) -> str | None:
-    """`str(value)` as a plain `str`, or None when the value's `__str__` fails."""
-    try:
-        text = str(value)
-        return text if type(text) is str else str.__str__(text)
-    except KeyboardInterrupt:
-        raise
-    except BaseException:  # a hostile __str__ must not break the call
-        return None
-
-
-def is_awaitable(value: Any) -> bool:
-    """`inspect.isawaitable`, for the values a tool returns, without importing inspect."""
-    return hasattr(type(value), "__await__")
-
-
-def is_async_callable(function: Callable[..., Any]) -> bool:
-    """Whether calling `function` returns an awaitable (async def, or a callable object's async __call__)."""
-    if type(function) is types.FunctionType:  # a plain function: its code says it
-        return bool(function.__code__.co_flags & _CO_COROUTINE)
-    import inspect
-
-    if inspect.iscoroutinefunction(function):
-        return True
-    call = getattr(function, "__call__", None)  # noqa: B004  # an object with an async __call__
-    return call is not None and inspect.iscoroutinefunction(call)

@@ -355,6 +355,6 @@ def cannot(context: Context[Any], what: str) -> ToolError:
 
 def host_failed(what: str, error: BaseException) -> ToolError:
     """A host's sample/elicit raised: the tool sees a `ToolError` saying so."""
-    from ._execute import error_text
+    from ._results import error_text
 
     return ToolError(f"The host could not {what}: {error_text(error)}")

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ._param import Param
 
 __all__ = [
+    "MAX_DEPTH",
     "MISSING",
     "AnyType",
     "ArrayType",
@@ -32,6 +33,16 @@ __all__ = [
     "TypeNode",
     "UnionType",
 ]
+
+
+MAX_DEPTH: Final = 32
+"""How many levels of types may nest in one annotation (`list[list[int]]` has 3).
+
+Translation, schema emission, conversion and the exports all recurse once
+or more per level, so a bound keeps them far from Python's recursion limit
+(1,000 frames, shared with the caller); real tool types nest a few levels.
+Recursive types count once: they end in a `$ref`.
+"""
 
 
 class _Missing:

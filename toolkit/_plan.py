@@ -24,9 +24,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ToolError
-from ._execute import Invoker, Refused, error_text, is_awaitable, normalise, safe_text
+from ._execute import Invoker, Refused, normalise
 from ._log import log_failure, log_warning
-from ._results import ToolResult
+from ._results import ToolResult, error_text, safe_text
 from ._running import (
     AWAITS_INLINE,
     Raised,
@@ -37,6 +37,7 @@ from ._running import (
     call_in_thread,
     caller_cancelled,
     in_thread,
+    is_awaitable,
 )
 from ._validation import is_large
 

@@ -11,9 +11,20 @@ from collections.abc import Iterable
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from ._content import Part, Text, as_parts, joined_text
+from ._json import type_name
 from ._record import Record
 
-__all__ = ["UI", "TextUI", "ToolCall", "ToolResult", "Widget", "WidgetUI"]
+__all__ = [
+    "UI",
+    "TextUI",
+    "ToolCall",
+    "ToolResult",
+    "Widget",
+    "WidgetUI",
+    "checked_result",
+    "error_text",
+    "safe_text",
+]
 
 _set = object.__setattr__
 
@@ -176,3 +187,46 @@ class ToolCall(Record):
         _set(self, "id", id)
         _set(self, "name", name)
         _set(self, "args", args)
+
+
+def checked_result(result: Any, who: str) -> ToolResult:
+    """`result` if it is a `ToolResult` with `str` text, else an error result saying what `who` returned.
+
+    A `str` subclass for the text becomes the plain text it holds, so that
+    no overridden method of it runs later (truncation, providers).
+
+    Raises:
+        Exception: Reading the result's fields failed (a hostile subclass).
+    """
+    if not isinstance(result, ToolResult):
+        return ToolResult.error(
+            f"{who} returned {type_name(result)}, not a ToolResult."
+        )
+    text, is_error = result.text, result.is_error
+    if type(text) is str and type(is_error) is bool:
+        return result
+    if not isinstance(text, str):
+        return ToolResult.error(
+            f"{who} returned a ToolResult whose text is {type_name(text)}, not str."
+        )
+    return ToolResult(
+        str.__str__(text), bool(is_error), result.ui, result.structured, result.content
+    )
+
+
+def error_text(error: BaseException) -> str:
+    """`"<ExceptionType>: <message>"`, or the type alone when the message is empty or cannot be read."""
+    message = safe_text(error)
+    name = type_name(error).rpartition(".")[2]
+    return f"{name}: {message}" if message else name
+
+
+def safe_text(value: object) -> str | None:
+    """`str(value)` as a plain `str`, or None when the value's `__str__` fails."""
+    try:
+        text = str(value)
+        return text if type(text) is str else str.__str__(text)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # a hostile __str__ must not break the call
+        return None

@@ -46,6 +46,7 @@ __all__ = [
     "caller_cancelled",
     "default_pool",
     "in_thread",
+    "is_awaitable",
     "thread_waiting_here",
 ]
 
@@ -298,6 +299,11 @@ if hasattr(os, "register_at_fork"):  # POSIX
 
 
 # ------------------------------------------------------------------ waiting
+
+
+def is_awaitable(value: Any) -> bool:
+    """`inspect.isawaitable`, for the values a tool returns, without importing inspect."""
+    return hasattr(type(value), "__await__")
 
 
 def call_in_thread(

@@ -17,6 +17,7 @@ from ._exceptions import ToolDefinitionError
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._json import to_jsonable
 from ._nodes import (
+    MAX_DEPTH,
     MISSING,
     AnyType,
     ArrayType,
@@ -33,10 +34,10 @@ from ._nodes import (
 )
 from ._param import CONSTRAINTS, Param
 from ._types import JsonSchema
-from ._typing import Translator
 
 __all__ = [
     "SchemaBuilder",
+    "check_given_schemas",
     "dangling_refs",
     "inline_root",
     "json_schema",
@@ -135,6 +136,8 @@ def json_schema(annotation: Any) -> JsonSchema:
     Raises:
         ToolDefinitionError: The annotation is not supported; the message says why.
     """
+    from ._typing import Translator
+
     builder = SchemaBuilder()
     return thaw(builder.finish(builder.schema(Translator().translate(annotation))))  # type: ignore[no-any-return]
 
@@ -538,3 +541,90 @@ def _kind_name(node: TypeNode) -> str:
     if isinstance(node, (EnumType, ObjectType, ModelType)):
         return node.cls.__qualname__
     return type(node).__name__.removesuffix("Type").lower()
+
+
+# ---------------------------------------------------------------- given schemas
+
+
+_RAW_DEPTH: Final = 2 * MAX_DEPTH + 8
+"""How deep (dicts and lists) a schema given to `Tool.new` may nest.
+
+As deep as a schema that `@tool` makes at its own limit (an object level
+is a schema and its `properties`), with room for `$defs`. The validators,
+the exports and the meta-schema check all recurse into it.
+"""
+
+
+def check_given_schemas(name: str, parameters: object, output_schema: object) -> None:
+    """Check the schemas given to `Tool.new`: valid Draft 2020-12, an object root, `$ref`s that resolve.
+
+    Raises:
+        ToolDefinitionError: A schema is not an object schema, is invalid,
+            nests too deeply or refers outside itself.
+    """
+    _check_parameters(name, parameters)
+    _check_output_schema(name, output_schema)
+
+
+def _check_parameters(name: str, parameters: object) -> None:
+    if not isinstance(parameters, dict) or parameters.get("type") != "object":
+        msg = f'parameters of tool {name!r} must be a JSON Schema with "type": "object" at its root; got {parameters!r}'
+        raise ToolDefinitionError(msg)
+    _check_schema(name, "parameters", parameters)
+
+
+def _check_output_schema(name: str, output_schema: object) -> None:
+    """An output schema that clients can validate against: a valid schema whose `$ref`s resolve."""
+    if output_schema is None:
+        return
+    if not isinstance(output_schema, dict):
+        msg = f"output_schema of tool {name!r} must be a JSON Schema object (a dict) or None; got {output_schema!r}"
+        raise ToolDefinitionError(msg)
+    _check_schema(name, "output_schema", output_schema)
+
+
+def _check_schema(name: str, what: str, schema: dict[str, Any]) -> None:
+    verb = "are" if what == "parameters" else "is"
+    if _nests_deeper(schema, _RAW_DEPTH):
+        msg = f"{what} of tool {name!r} nest{'' if verb == 'are' else 's'} more than {_RAW_DEPTH} levels of objects and arrays, deeper than toolkit walks. Use a flatter schema, or `{{}}` (any value) for the deep part"
+        raise ToolDefinitionError(msg)
+    import jsonschema
+
+    try:
+        errors = sorted(
+            jsonschema.Draft202012Validator(
+                jsonschema.Draft202012Validator.META_SCHEMA
+            ).iter_errors(schema),
+            key=str,
+        )
+    except RecursionError:  # from a caller deep in its own stack
+        msg = f"{what} of tool {name!r} nest{'' if verb == 'are' else 's'} too deeply for Python's recursion limit to check them from here. Use a flatter schema"
+        raise ToolDefinitionError(msg) from None
+    if errors:
+        where = "/".join(str(part) for part in errors[0].absolute_path) or "(root)"
+        msg = f"{what} of tool {name!r} {verb} not a valid JSON Schema (Draft 2020-12): at {where}: {errors[0].message}"
+        raise ToolDefinitionError(msg)
+    dangling = dangling_refs(schema)
+    if dangling:
+        msg = f"{what} of tool {name!r} refer{'' if verb == 'are' else 's'} to {', '.join(dangling)}, which is not inside the schema. Put the definition in the schema's $defs"
+        raise ToolDefinitionError(msg)
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether JSON data nests dicts and lists more than `limit` deep (walked without recursion)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        children = (
+            item.values()
+            if isinstance(item, dict)
+            else item
+            if isinstance(item, list)
+            else None
+        )
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False

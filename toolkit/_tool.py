@@ -24,25 +24,21 @@ from typing import (
     overload,
 )
 
-if TYPE_CHECKING:
-    from typing_extensions import Self, Unpack
-
-
-from ._callables import Target, resolve
-from ._docstrings import DOCSTRING_STYLES, DocstringStyle
 from ._exceptions import ToolDefinitionError
-from ._execute import is_async_callable
 from ._frozen import freeze
 from ._host import enter_host, leave_host
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
-from ._plan import FunctionPlan, Plan, RawPlan
 from ._record import Record
 from ._results import ToolResult, Widget
-from ._schema import dangling_refs
-from ._signature import analyze
 from ._types import JsonObject, JsonSchema
-from ._typing import MAX_DEPTH
 from ._views import model_description
+
+if TYPE_CHECKING:  # the modules that make and run tools load when first needed
+    from typing_extensions import Self, Unpack
+
+    from ._callables import Target
+    from ._docstrings import DocstringStyle
+    from ._plan import Plan
 
 __all__ = [
     "AITool",
@@ -183,6 +179,8 @@ class Tool(Generic[P, R]):
         self.parameters = parameters
         self.__dict__.update(options)
         self.timeout = _check_timeout(self.timeout, name)
+        from ._plan import RawPlan
+
         self._use(RawPlan(self, execute_fn))
         # Views that providers keep with the tool (see _views.kept_view).
         self._views: dict[str, tuple[str, str, JsonSchema, str | None, Any]] = {}
@@ -219,8 +217,9 @@ class Tool(Generic[P, R]):
                 refers outside itself, an `execute_fn` that is not callable,
                 or an unknown option.
         """
-        _check_raw_schema(name, parameters)
-        _check_output_schema(name, options.get("output_schema"))
+        from ._schema import check_given_schemas
+
+        check_given_schemas(name, parameters, options.get("output_schema"))
         if "output_schema" in options:
             options["output_schema"] = freeze(options["output_schema"])
         if not callable(execute_fn):
@@ -248,6 +247,10 @@ class Tool(Generic[P, R]):
         tool_name = check_name(
             name if name is not None else target.name, function=qualname
         )
+        from ._callables import is_async_callable
+        from ._plan import FunctionPlan
+        from ._signature import analyze
+
         info = analyze(target, docstring_style=docstring_style)
         made: Tool[Any, Any] = cls(
             name=tool_name,
@@ -441,79 +444,6 @@ def _check_timeout(timeout: float | None, name: str) -> float | None:
     return float(timeout)
 
 
-_RAW_DEPTH: Final = 2 * MAX_DEPTH + 8
-"""How deep (dicts and lists) a schema given to `Tool.new` may nest.
-
-As deep as a schema that `@tool` makes at its own limit (an object level
-is a schema and its `properties`), with room for `$defs`. The validators,
-the exports and the meta-schema check all recurse into it.
-"""
-
-
-def _check_raw_schema(name: str, parameters: object) -> None:
-    if not isinstance(parameters, dict) or parameters.get("type") != "object":
-        msg = f'parameters of tool {name!r} must be a JSON Schema with "type": "object" at its root; got {parameters!r}'
-        raise ToolDefinitionError(msg)
-    _check_schema(name, "parameters", parameters)
-
-
-def _check_output_schema(name: str, output_schema: object) -> None:
-    """An output schema that clients can validate against: a valid schema whose `$ref`s resolve."""
-    if output_schema is None:
-        return
-    if not isinstance(output_schema, dict):
-        msg = f"output_schema of tool {name!r} must be a JSON Schema object (a dict) or None; got {output_schema!r}"
-        raise ToolDefinitionError(msg)
-    _check_schema(name, "output_schema", output_schema)
-
-
-def _check_schema(name: str, what: str, schema: dict[str, Any]) -> None:
-    verb = "are" if what == "parameters" else "is"
-    if _nests_deeper(schema, _RAW_DEPTH):
-        msg = f"{what} of tool {name!r} nest{'' if verb == 'are' else 's'} more than {_RAW_DEPTH} levels of objects and arrays, deeper than toolkit walks. Use a flatter schema, or `{{}}` (any value) for the deep part"
-        raise ToolDefinitionError(msg)
-    import jsonschema
-
-    try:
-        errors = sorted(
-            jsonschema.Draft202012Validator(
-                jsonschema.Draft202012Validator.META_SCHEMA
-            ).iter_errors(schema),
-            key=str,
-        )
-    except RecursionError:  # from a caller deep in its own stack
-        msg = f"{what} of tool {name!r} nest{'' if verb == 'are' else 's'} too deeply for Python's recursion limit to check them from here. Use a flatter schema"
-        raise ToolDefinitionError(msg) from None
-    if errors:
-        where = "/".join(str(part) for part in errors[0].absolute_path) or "(root)"
-        msg = f"{what} of tool {name!r} {verb} not a valid JSON Schema (Draft 2020-12): at {where}: {errors[0].message}"
-        raise ToolDefinitionError(msg)
-    dangling = dangling_refs(schema)
-    if dangling:
-        msg = f"{what} of tool {name!r} refer{'' if verb == 'are' else 's'} to {', '.join(dangling)}, which is not inside the schema. Put the definition in the schema's $defs"
-        raise ToolDefinitionError(msg)
-
-
-def _nests_deeper(value: Any, limit: int) -> bool:
-    """Whether JSON data nests dicts and lists more than `limit` deep (walked without recursion)."""
-    pending = [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        children = (
-            item.values()
-            if isinstance(item, dict)
-            else item
-            if isinstance(item, list)
-            else None
-        )
-        if children is None:
-            continue
-        if depth > limit:
-            return True
-        pending.extend((child, depth + 1) for child in children)
-    return False
-
-
 # ---------------------------------------------------------------- decorator
 
 
@@ -570,14 +500,18 @@ def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
     """
     check_options(dict(options), DecoratorOptions, "@tool")
     style = options.get("docstring_style")
-    if style is not None and style not in DOCSTRING_STYLES:
-        msg = f"docstring_style={style!r} is not one of {', '.join(DOCSTRING_STYLES)}"
+    if style is not None and style not in _docstring_styles():
+        msg = (
+            f"docstring_style={style!r} is not one of {', '.join(_docstring_styles())}"
+        )
         raise ToolDefinitionError(msg)
 
     def decorate(target: Any) -> Tool[Any, Any]:
         if isinstance(target, Tool):
             msg = f"{target.name!r} is already a Tool; apply @tool once"
             raise ToolDefinitionError(msg)
+        from ._callables import resolve
+
         resolved = resolve(target)
         kind = ClassLevelTool if resolved.class_level else Tool
         try:
@@ -586,6 +520,12 @@ def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
             raise _too_deep(resolved.qualname) from None
 
     return decorate if func is None else decorate(func)
+
+
+def _docstring_styles() -> tuple[str, ...]:
+    from ._docstrings import DOCSTRING_STYLES
+
+    return DOCSTRING_STYLES
 
 
 def _too_deep(qualname: str) -> ToolDefinitionError:

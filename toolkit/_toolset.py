@@ -15,17 +15,15 @@ import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
-from ._callables import unbound_method_problem
 from ._content import with_text
 from ._context import Context
 from ._exceptions import DuplicateToolError, NotAToolError, ToolDefinitionError
-from ._execute import checked_result, error_text, is_awaitable
 from ._frozen import FrozenDict, FrozenList
 from ._host import current_scope, enter_host, leave_host
 from ._json import type_name
 from ._log import log_failure
 from ._options import DecoratorOptions
-from ._results import ToolCall, ToolResult, Widget
+from ._results import ToolCall, ToolResult, Widget, checked_result, error_text
 from ._running import (
     DEFAULT_MAX_THREADS,
     Raised,
@@ -33,9 +31,9 @@ from ._running import (
     await_tool,
     block_on,
     caller_cancelled,
+    is_awaitable,
 )
 from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, check_name, tool
-from ._truncate import shorten
 from ._views import model_description
 
 if TYPE_CHECKING:
@@ -587,6 +585,8 @@ def _valid_name(name: str) -> bool:
 
 
 def _not_a_tool(item: object) -> NotAToolError:
+    from ._callables import unbound_method_problem
+
     problem = unbound_method_problem(item)
     if problem is not None:
         qualname = getattr(item, "__qualname__", "")
@@ -614,6 +614,8 @@ def _duplicate(item: Tool[Any, Any], existing: Tool[Any, Any]) -> DuplicateToolE
 
 def _truncated(result: ToolResult, limit: int) -> ToolResult:
     text = result.text
+    from ._truncate import shorten
+
     short = shorten(text, limit)
     structured = result.structured if result.structured is not None else text
     content = with_text(result.content, short) if result.content else ()

@@ -24,6 +24,7 @@ from ._context import Context
 from ._docstrings import parse_docstring
 from ._exceptions import ToolDefinitionError
 from ._nodes import (
+    MAX_DEPTH,
     MISSING,
     AnyType,
     ArrayType,
@@ -379,16 +380,6 @@ _CACHE_SIZE: Final = 4096
 _TRANSLATED: dict[tuple[Any, Param | None], TypeNode] = {}
 _UNWRAPPED: dict[Any, tuple[Any, Param | None]] = {}
 _PARAMETERS: dict[Any, Any] = {}  # a node, or None for a Context parameter
-
-
-MAX_DEPTH: Final = 32
-"""How many levels of types may nest in one annotation (`list[list[int]]` has 3).
-
-Translation, schema emission, conversion and the exports all recurse once
-or more per level, so a bound keeps them far from Python's recursion limit
-(1,000 frames, shared with the caller); real tool types nest a few levels.
-Recursive types count once: they end in a `$ref`.
-"""
 
 
 class TooDeepError(ToolDefinitionError):
