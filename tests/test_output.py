@@ -11,6 +11,8 @@ from typing import Any, Literal, NamedTuple, Optional, Union
 import jsonschema
 import pydantic
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp_types.methods import validate_server_result
 from typing_extensions import TypedDict
 
@@ -545,3 +547,39 @@ def test_a_hostile_structured_value_is_named_in_the_error() -> None:
     assert result.is_error is True
     assert result.text.startswith('Tool "hostile" returned a value of type ')
     assert "_BadDump" in result.text
+
+
+_SCALAR_RETURNS = [
+    int,
+    float,
+    bool,
+    str,
+    int | None,
+    int | str,
+    str | None,
+    Literal["a", "b", 3, True],
+    Any,
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    annotation=st.sampled_from(_SCALAR_RETURNS),
+    value=st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.integers(min_value=-(2**80), max_value=2**80),
+        st.text(max_size=20),
+        st.sampled_from(["a", "b", "", "null", "3"]),
+    ),
+)
+def test_the_scalar_path_of_the_output_check_agrees_with_the_long_way(
+    annotation: Any, value: Any
+) -> None:
+    made = _returning(annotation, value)
+    made.execute("a", "c", {})  # compiles the plan and its output check
+    check = made._plan._output
+    if check is None:  # an annotation without an output schema
+        return
+    assert check.result(value) == check.shaped(value)

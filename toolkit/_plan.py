@@ -130,19 +130,29 @@ class Plan:
         pool: ThreadPool | None = None,
     ) -> ToolResult:
         """One call from sync code (an async tool runs on an event loop of its own)."""
+        # The common call goes straight through: valid arguments with nothing
+        # to convert are the function's kwargs as they are.
+        direct = self._direct
+        if direct is not None and type(args) is dict:
+            try:
+                fits = direct(args)
+            except RecursionError:
+                fits = False
+            if fits:
+                try:
+                    outcome = self.function(**args)  # type: ignore[misc]  # set with _direct
+                except BaseException as error:  # whatever the tool raised
+                    return self.failure(error, formatter, awaited=False)
+                return self.finish(outcome)
         invoker = self._invoker or self.compile()
         if self.is_async:
             return block_on(  # type: ignore[no-any-return]
                 lambda: self.aexecute(agent_id, call_id, args, deps, formatter, pool)
             )
-        direct = self._direct
-        if direct is not None and _fits(direct, args):
-            kwargs = args  # the common call: valid arguments, nothing to convert
-        else:
-            try:
-                kwargs = invoker.bind(args, agent_id, call_id, deps)
-            except Refused as refused:
-                return refused.result
+        try:
+            kwargs = invoker.bind(args, agent_id, call_id, deps)
+        except Refused as refused:
+            return refused.result
         try:
             if self._inline:
                 outcome = self.target(kwargs, agent_id, call_id)

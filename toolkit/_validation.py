@@ -238,12 +238,10 @@ class _Compiler:
         if keys & _UNSUPPORTED:
             raise _Unsupported
         checks: list[Check] = []
-        # With "type": "object", the object check refuses a dict with a
-        # non-string key itself, so the type check need not read every key.
+        # With "type": "object", the object check refuses anything but a dict
+        # with string keys itself, so there is no type check to run before it.
         typed = schema.get("type") == "object" and _has_object_keywords(schema)
-        if typed:
-            checks.append(_is_dict)
-        elif "type" in schema:
+        if "type" in schema and not typed:
             checks.append(_type_check(schema["type"]))
         if "enum" in schema:
             checks.append(_enum_check(schema["enum"]))
@@ -316,10 +314,6 @@ def _has_object_keywords(schema: JsonSchema) -> bool:
     )
 
 
-def _is_dict(value: Any) -> bool:
-    return isinstance(value, dict)
-
-
 _KNOWN: Final = _IGNORED | {
     "type",
     "enum",
@@ -362,6 +356,9 @@ def _all_of(checks: list[Check]) -> Check:
         return _always
     if len(checks) == 1:
         return checks[0]
+    if len(checks) == 2:  # the common pair, without a generator
+        first, second = checks
+        return lambda value: first(value) and second(value)
     return lambda value: all(check(value) for check in checks)
 
 
@@ -480,9 +477,10 @@ def _object_check(
 ) -> Check:
     """`properties`, `required` and `additionalProperties` together, in one pass.
 
-    A dict with a non-string key is not a JSON object: it fails when the
-    schema says `"type": "object"` (`typed`), and the object keywords do
-    not apply to it otherwise, as they do not apply to an array.
+    A value that is not a dict, and a dict with a non-string key, is not a
+    JSON object: it fails when the schema says `"type": "object"` (`typed`),
+    and the object keywords do not apply to it otherwise, as they do not
+    apply to an array.
     """
     closed = extra is _never
 
@@ -496,7 +494,7 @@ def _object_check(
 
     def check(value: Any) -> bool:
         if not isinstance(value, dict):
-            return True
+            return not typed
         for name in required:
             if name not in value:
                 return fails(value)
