@@ -16,11 +16,17 @@ async def slow(seconds: float, marker: str = "") -> str:
 
     Args:
         seconds: How long to wait.
-        marker: A file to create when the call starts, so that a test knows it is in flight.
+        marker: A file to create when the call starts, so that a test knows it is
+            in flight; `marker.cancelled` is created if the call is cancelled.
     """
     if marker:
         pathlib.Path(marker).touch()
-    await asyncio.sleep(seconds)
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        if marker:
+            pathlib.Path(marker + ".cancelled").touch()
+        raise
     return f"slept {seconds}"
 
 

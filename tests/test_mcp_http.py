@@ -409,6 +409,48 @@ def test_an_idle_session_is_closed_after_the_timeout() -> None:
     run(scenario())
 
 
+def test_a_client_that_disconnects_mid_call_cancels_the_async_tool() -> None:
+    async def scenario(folder: str) -> bool:
+        marker = pathlib.Path(folder) / "started"
+        async with (
+            served(mcp.asgi_app(TOOLS)) as base,
+            httpx2.AsyncClient(timeout=LIMIT) as client,
+        ):
+            opened = await client.post(base + "/mcp", json=INIT, headers=HEADERS)
+            headers = {
+                **HEADERS,
+                "mcp-session-id": opened.headers["mcp-session-id"],
+                "mcp-protocol-version": "2025-06-18",
+            }
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await client.post(base + "/mcp", json=initialized, headers=headers)
+            call = {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "tools/call",
+                "params": {
+                    "name": "slow",
+                    "arguments": {"seconds": 3600, "marker": str(marker)},
+                },
+            }
+            async with client.stream(
+                "POST", base + "/mcp", json=call, headers=headers
+            ) as reply:
+                assert reply.status_code == 200
+                while not marker.exists():
+                    await asyncio.sleep(0.02)
+            # Leaving the block closes the connection before the answer came.
+            cancelled = pathlib.Path(str(marker) + ".cancelled")
+            for _ in range(LIMIT * 50):
+                if cancelled.exists():
+                    return True
+                await asyncio.sleep(0.02)
+            return False
+
+    with tempfile.TemporaryDirectory() as folder:
+        assert run(scenario(folder))
+
+
 # ------------------------------------------------------------ toolkit serve
 
 

@@ -21,7 +21,6 @@ import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
@@ -388,12 +387,65 @@ class _Counted:
         if scope.get("method") == "GET" and app._closing is not None:
             await self._stream(scope, receive, send)
             return
-        post = scope.get("method") == "POST"
-        app.in_flight += post
-        try:
+        if scope.get("method") != "POST":
             await self.inner(scope, receive, send)
+            return
+        app.in_flight += 1
+        try:
+            await self._post(scope, receive, send)
         finally:
-            app.in_flight -= post
+            app.in_flight -= 1
+
+    async def _post(self, scope: Any, receive: Any, send: Any) -> None:
+        """A POST; when its client leaves before the answer, the calls it made are cancelled.
+
+        The SDK keeps running a session's request after its client has
+        disconnected: this sends the session the `notifications/cancelled`
+        a client would, so that an async tool stops (a sync tool's thread
+        cannot be stopped: its result is dropped).
+        """
+        body = bytearray()
+        seen = {"left": False, "ended": False}
+
+        async def receiving() -> Any:
+            message = await receive()
+            if message["type"] == "http.request":
+                body.extend(message.get("body", b""))
+            elif message["type"] == "http.disconnect":
+                seen["left"] = True
+            return message
+
+        async def sending(message: Any) -> None:
+            if message["type"] == "http.response.body" and not message.get(
+                "more_body", False
+            ):
+                seen["ended"] = True
+            await send(message)
+
+        await self.inner(scope, receiving, sending)
+        if seen["left"] and not seen["ended"] and _session_of(scope):
+            await self._cancel(scope, bytes(body))
+
+    async def _cancel(self, scope: Any, body: bytes) -> None:
+        """Tell the session that the requests in `body` are abandoned, as its client would."""
+        import json
+
+        try:
+            sent = json.loads(body)
+        except ValueError:
+            return
+        for message in sent if isinstance(sent, list) else [sent]:
+            if isinstance(message, dict) and "method" in message and "id" in message:
+                note = {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {
+                        "requestId": message["id"],
+                        "reason": "The client disconnected.",
+                    },
+                }
+                with contextlib.suppress(Exception):
+                    await self.inner(*_request(scope, json.dumps(note).encode()))
 
     async def _stream(self, scope: Any, receive: Any, send: Any) -> None:
         """A GET: the event stream a client holds open, ended cleanly when the server closes."""
@@ -416,6 +468,34 @@ class _Counted:
                 await send(
                     {"type": "http.response.body", "body": b"", "more_body": False}
                 )
+
+
+def _session_of(scope: Any) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == b"mcp-session-id":
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _request(scope: Any, body: bytes) -> tuple[Any, Any, Any]:
+    """An ASGI call that POSTs `body` with the headers (session, credentials) of `scope`."""
+    headers = [
+        (key, value) for key, value in scope["headers"] if key != b"content-length"
+    ]
+    headers.append((b"content-length", str(len(body)).encode()))
+    sent = False
+
+    async def receive() -> Any:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: Any) -> None:
+        return None
+
+    return {**scope, "headers": headers}, receive, send
 
 
 # ---------------------------------------------------------------- running it
@@ -445,17 +525,27 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-@dataclass(frozen=True)
 class Plan:
     """Everything a serving process needs; workers get it pickled, with the target to import."""
 
-    host: str
-    port: int
-    options: dict[str, Any] = field(default_factory=dict)
-    target: str | None = None
-    workers: int = 1
-    grace: float = DEFAULT_GRACE
-    log_level: str = "warning"
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        options: dict[str, Any],
+        *,
+        target: str | None = None,
+        workers: int = 1,
+        grace: float = DEFAULT_GRACE,
+        log_level: str = "warning",
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.options = options
+        self.target = target
+        self.workers = workers
+        self.grace = grace
+        self.log_level = log_level
 
 
 def check_exposure(host: str, auth: Any, no_auth: bool) -> None:
@@ -543,28 +633,19 @@ def run(toolset: ToolSet, plan: Plan) -> None:
 def _serve_socket(
     app: App, sock: socket.socket, plan: Plan, announce: str | None
 ) -> None:
-    """Serve `app` on `sock` until SIGTERM (or Ctrl-C, unless in a worker: `announce` is None)."""
-    import asyncio
+    """Serve `app` on `sock` until SIGTERM (or Ctrl-C, unless in a worker: `announce` is None).
 
-    asyncio.run(_serve_async(app, sock, plan, announce))
-
-
-def _announce(line: str) -> None:
-    """The start-up line, once the signals are ours (a SIGTERM from then on drains)."""
-    print(line, file=sys.stderr, flush=True)
-
-
-async def _serve_async(
-    app: App, sock: socket.socket, plan: Plan, announce: str | None
-) -> None:
-    import asyncio
-
+    uvicorn's own `run` picks the event loop (uvloop when it is installed).
+    """
     import uvicorn
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager
-        def capture_signals(self) -> Any:  # the signals are ours: see below
+        def capture_signals(self) -> Any:  # the signals are ours: see `serve`
             yield
+
+        async def serve(self, sockets: Any = None) -> None:
+            await _serve_async(self, super().serve(sockets), app, plan, announce)
 
     level = plan.log_level
     config = uvicorn.Config(
@@ -576,17 +657,29 @@ async def _serve_async(
         timeout_graceful_shutdown=math.ceil(plan.grace),
         server_header=False,
     )
-    server = Server(config)
+    Server(config).run(sockets=[sock])
+
+
+def _announce(line: str) -> None:
+    """The start-up line, once the signals are ours (a SIGTERM from then on drains)."""
+    print(line, file=sys.stderr, flush=True)
+
+
+async def _serve_async(
+    server: Any, serve: Any, app: App, plan: Plan, announce: str | None
+) -> None:
+    """Run `serve` (uvicorn serving); on SIGTERM, drain for `plan.grace` and stop."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     interrupts = asyncio.Event()
-    child = announce is None
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     if announce is not None:
         loop.add_signal_handler(signal.SIGINT, _both(stop, interrupts))
         _announce(announce)
     try:
-        serving = asyncio.ensure_future(server.serve(sockets=[sock]))
+        serving = asyncio.ensure_future(serve)
         stopping = asyncio.ensure_future(stop.wait())
         await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
         if not serving.done():
@@ -606,7 +699,7 @@ async def _serve_async(
         serving.result()
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
-        if not child:
+        if announce is not None:
             loop.remove_signal_handler(signal.SIGINT)
 
 
