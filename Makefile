@@ -42,10 +42,13 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-# The official MCP conformance suite against `toolkit serve` over HTTP; fails on
-# a failure that .ci/conformance-expected-failures.yml does not list (see .ci/conformance).
+# The official MCP conformance suite against `toolkit serve` over HTTP, then its
+# client scenarios against examples/mcp_conformance_client.py; fails on a failure
+# that .ci/conformance-expected-failures.yml does not list (see .ci/conformance
+# and .ci/conformance-client).
 conformance: $(STAMP)
 	PYTHON=$(BIN)/python bash .ci/conformance
+	PYTHON=$(BIN)/python bash .ci/conformance-client
 
 # The documentation site, built into site/. --strict turns every warning
 # (a broken link, a page missing from the nav, an unknown reference) into a failure.

@@ -40,6 +40,28 @@ def test_agent_loop_runs_every_provider() -> None:
     assert done.stderr == ""
 
 
+def test_mcp_agent_mounts_an_mcp_server_beside_a_local_tool_for_every_api() -> None:
+    done = _run("mcp_agent.py")
+    assert done.stdout.splitlines()[0] == (
+        "tools: ['get_weather', 'time_get_current_time', 'time_convert_time']"
+    )
+    for name in ("openai", "openai_responses", "anthropic", "gemini"):
+        assert f"=== {name}: " in done.stdout
+    assert done.stdout.count("get_weather -> ok: 22 degrees and sunny in Tokyo") == 4
+    assert (
+        done.stdout.count('time_get_current_time -> ok: {   "timezone": "Asia/Tokyo"')
+        == 4
+    )
+    assert (
+        done.stdout.count(
+            'time_convert_time -> error: Invalid arguments for tool "time_convert_time": '
+            "- target_timezone: required property is missing"
+        )
+        == 4
+    )
+    assert done.stdout.count("model: It is sunny in Tokyo") == 4
+
+
 def test_vision_loop_sends_the_chart_to_every_api_as_media() -> None:
     done = _run("vision_loop.py")
     for name in ("openai", "openai_responses", "anthropic", "gemini", "mcp"):

@@ -8,6 +8,7 @@ in test_mcp_third_party.py.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import hashlib
 import json
@@ -799,3 +800,93 @@ def test_without_a_host_the_client_declares_no_capability() -> None:
             ).text == "ok"  # its log went to the logger
 
     run(main)
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def toolkit(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolkit", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+        check=False,
+    )
+
+
+def test_cli_schema_of_an_mcp_server_is_the_schema_of_its_tools() -> None:
+    # served and read back, the MCP definitions are those of the file
+    remote = toolkit("schema", f"mcp:{LABEL}", "--format", "mcp")
+    local = toolkit("schema", TOOLS, "--format", "mcp")
+    assert (remote.returncode, remote.stderr) == (0, "")
+    assert json.loads(remote.stdout) == json.loads(local.stdout)
+    gemini = toolkit("schema", f"mcp:{LABEL}", "--format", "gemini")
+    assert gemini.returncode == 0
+    declarations = json.loads(gemini.stdout)[0]["functionDeclarations"]
+    # the output schema's description says what a call returns, for an API without one
+    assert declarations[2] == {
+        "name": "point",
+        "description": "Make a point.\n\nReturns: A point on a grid.",
+        "parametersJsonSchema": json.loads(local.stdout)[2]["inputSchema"],
+    }
+
+
+def test_cli_call_and_lint_an_mcp_server() -> None:
+    called = toolkit("call", f"mcp:{LABEL}", "add", '{"a": 2}')
+    assert (called.returncode, called.stdout) == (0, "3\n")
+    refused = toolkit("call", f"mcp:{LABEL}", "add", '{"a": "two"}')
+    assert (refused.returncode, refused.stdout) == (
+        1,
+        'Invalid arguments for tool "add":\n- a: expected integer, got string "two"\n',
+    )
+    linted = toolkit("lint", f"mcp:{sys.executable} {SDK_SERVER}")
+    assert linted.returncode == 1
+    renamed = [line for line in linted.stdout.splitlines() if "[mcp-renamed]" in line]
+    assert renamed[0] == (
+        "files_read: the MCP server names it 'files.read', which some LLM APIs reject; "
+        "models see it as 'files_read', and calls reach the server under its own name "
+        "[mcp-renamed]"
+    )
+    assert len(renamed) == len(SDK_NAMES)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("lint", "mcp:toolkit-test-no-such-command"),
+            'toolkit: error: Cannot connect to MCP server "toolkit-test-no-such-command": '
+            "FileNotFoundError: [Errno 2] No such file or directory: "
+            "'toolkit-test-no-such-command'\n",
+        ),
+        (
+            ("schema", "mcp:"),
+            'toolkit: error: mcp: needs a server: mcp:"uvx mcp-server-time" or '
+            "mcp:http://127.0.0.1:8000/mcp\n",
+        ),
+        (
+            ("serve", f"mcp:{LABEL}"),
+            "toolkit: error: toolkit serve takes a Python file or module; mcp: targets "
+            "work with schema, call and lint\n",
+        ),
+    ],
+)
+def test_cli_mcp_targets_that_cannot_work(args: tuple[str, ...], message: str) -> None:
+    done = toolkit(*args)
+    assert (done.returncode, done.stderr) == (2, message)
+
+
+def test_image_bytes_survive_the_trip() -> None:
+    """The base64 of a content block is decoded once, to the bytes the server had."""
+    from mcp import types as mcp_types
+
+    from toolkit.providers._mcp_client import _result
+
+    png = b"\x89PNG\r\n\x1a\nrest"
+    block = mcp_types.ImageContent(
+        type="image", data=base64.b64encode(png).decode(), mime_type="image/png"
+    )
+    result = _result(mcp_types.CallToolResult(content=[block]))
+    assert result.content == (Image(data=png, mime_type="image/png"),)

@@ -2,7 +2,9 @@
 
 TARGET is `path/to/file.py` or `package.module`, optionally followed by
 `:attribute` (a `ToolSet`, a `Tool` or a list of tools); without it, every
-tool defined in the module is used. A bad target is a one-line error and
+tool defined in the module is used. For schema, call and lint, TARGET may
+also be an MCP server: `mcp:COMMAND LINE` (started over stdio) or
+`mcp:URL` (streamable HTTP). A bad target is a one-line error and
 exit status 2; an error result or a lint finding is exit status 1. Output
 cut short by its reader (`toolkit schema ... | head`) ends quietly with
 status 1, as other command-line tools do.
@@ -60,11 +62,46 @@ def _main(argv: Sequence[str] | None) -> int:
     options = _parser().parse_args(argv)
     if options.command == "init":
         return _init(pathlib.Path(options.folder))
+    if options.target.startswith(_MCP_PREFIX):
+        return _with_mcp_server(options)
     tools = load_target(options.target)
     return int(options.run(tools, options))
 
 
-_TARGET_HELP = "path/to/file.py or package.module, optionally :attribute (a ToolSet, a Tool or a list)"
+_MCP_PREFIX: Final = "mcp:"
+
+
+def _with_mcp_server(options: argparse.Namespace) -> int:
+    """Run the command on the tools of an MCP server (`mcp:COMMAND LINE` or `mcp:URL`).
+
+    The connection lives on an event loop here; the command itself runs in
+    a worker thread, whose calls the connection's loop carries out.
+    """
+    server = options.target[len(_MCP_PREFIX) :].strip()
+    if options.command == "serve":
+        msg = "toolkit serve takes a Python file or module; mcp: targets work with schema, call and lint"
+        raise TargetError(msg)
+    if not server:
+        msg = 'mcp: needs a server: mcp:"uvx mcp-server-time" or mcp:http://127.0.0.1:8000/mcp'
+        raise TargetError(msg)
+    import asyncio
+
+    async def main() -> int:
+        from .providers import mcp
+
+        async with mcp.connect(server) as tools:
+            return int(await asyncio.to_thread(options.run, tools, options))
+
+    try:
+        return asyncio.run(main())
+    except (ConnectionError, ValueError, ImportError) as error:
+        raise TargetError(str(error)) from None
+
+
+_TARGET_HELP = (
+    "path/to/file.py or package.module, optionally :attribute (a ToolSet, a Tool or a list); "
+    'or an MCP server: mcp:"COMMAND LINE" (stdio) or mcp:URL (streamable HTTP)'
+)
 
 _EXAMPLES: Final = {
     "toolkit": """\
@@ -81,6 +118,7 @@ examples:
   toolkit schema tools.py --format openai --strict
   toolkit schema tools.py:tools --format anthropic
   toolkit schema my_package.tools --format gemini
+  toolkit schema mcp:"uvx mcp-server-time" --format gemini
 """,
     "call": """\
 examples:
@@ -88,12 +126,14 @@ examples:
   toolkit call tools.py:tools capital '{"country": "Japan"}' --agent-id me
   toolkit call my_package.tools list_files
   toolkit call tools.py screenshot '{"url": "https://example.com"}' --save-parts out/
+  toolkit call mcp:http://127.0.0.1:8000/mcp get_weather '{"city": "Paris"}'
 """,
     "lint": """\
 examples:
   toolkit lint tools.py
   toolkit lint tools.py:tools
   toolkit lint tools.py --gemini-openapi
+  toolkit lint mcp:"npx -y @modelcontextprotocol/server-everything"
 """,
     "serve": """\
 examples:

@@ -70,10 +70,11 @@ def _names(item: Tool[Any, Any]) -> Iterator[Finding]:
 def _descriptions(item: Tool[Any, Any]) -> Iterator[Finding]:
     description = item.description.strip()
     if not description:
+        fix = _REMOTE_FIX if item.remote_name is not None else "Add a docstring"
         yield Finding(
             item.name,
             "missing-description",
-            "has no description; models choose tools by it. Add a docstring",
+            f"has no description; models choose tools by it. {fix}",
         )
     elif len(description.split()) == 1:
         yield Finding(
@@ -84,10 +85,18 @@ def _descriptions(item: Tool[Any, Any]) -> Iterator[Finding]:
 
 
 def _parameters(item: Tool[Any, Any]) -> Iterator[Finding]:
+    fix = (
+        _REMOTE_FIX
+        if item.remote_name is not None
+        else "Document it in the docstring or with Param(description=...)"
+    )
     for name, schema in item.parameters.get("properties", {}).items():
         if not (isinstance(schema, dict) and schema.get("description")):
             yield Finding(
                 item.name,
                 "undocumented-parameter",
-                f"parameter {name!r} has no description. Document it in the docstring or with Param(description=...)",
+                f"parameter {name!r} has no description. {fix}",
             )
+
+
+_REMOTE_FIX = "Its MCP server has to give one"
