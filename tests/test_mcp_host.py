@@ -393,7 +393,7 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def served() -> Iterator[str]:
+def served(*flags: str) -> Iterator[str]:
     port = _free_port()
     process = subprocess.Popen(
         [
@@ -404,6 +404,7 @@ def served() -> Iterator[str]:
             "examples/mcp_conformance_server.py",
             "--http",
             f"127.0.0.1:{port}",
+            *flags,
         ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
@@ -478,3 +479,36 @@ def test_served_over_http() -> None:
                 50.0,
                 100.0,
             ], mode
+
+
+@pytest.mark.parametrize("flag", ["--stateless", "--json-response"])
+def test_without_a_channel_to_the_client_only_2026_clients_are_asked(flag: str) -> None:
+    """A stateless or JSON-answering server: 2026-07-28 clients answer through the rounds; older ones get an error result saying why."""
+    with served(flag) as url:
+
+        async def main(mode: str) -> types.CallToolResult:
+            callbacks = Callbacks(
+                content={"username": "ann", "email": "ann@example.com"}
+            )
+            async with Client(
+                url,
+                mode=mode,
+                sampling_callback=callbacks.sampling,
+                elicitation_callback=callbacks.elicitation,
+            ) as client:
+                result: types.CallToolResult = await client.call_tool(
+                    "test_elicitation", {"message": "Who are you?"}
+                )
+                return result
+
+        modern = run(main("auto"))
+        assert text_of(modern) == (
+            "User response: action=accept, content={'username': 'ann', 'email': 'ann@example.com'}"
+        )
+        legacy = run(main("legacy"))
+        assert legacy.is_error
+        assert text_of(legacy) == (
+            'Tool "test_elicitation" needs to ask the user a question, but this connection '
+            "cannot carry a request from the server to the client (the server keeps no "
+            "session, or answers with JSON bodies). Clients of MCP protocol 2026-07-28 can answer it."
+        )

@@ -151,12 +151,12 @@ class McpHost:
         """`sampling/createMessage`; the text of the client model's answer."""
         import mcp.types as types
 
-        if not self._client_can(
-            types.ClientCapabilities(sampling=types.SamplingCapability())
-        ):
-            raise _refused(
-                context, "sampling", "ask the client's model for a completion"
-            )
+        self._check_client(
+            context,
+            types.ClientCapabilities(sampling=types.SamplingCapability()),
+            "sampling",
+            "ask the client's model for a completion",
+        )
         params = types.CreateMessageRequestParams(
             messages=[
                 types.SamplingMessage(
@@ -185,10 +185,12 @@ class McpHost:
         """`elicitation/create` with a form; the user's answer as a JSON dict."""
         import mcp.types as types
 
-        if not self._client_can(
-            types.ClientCapabilities(elicitation=types.ElicitationCapability())
-        ):
-            raise _refused(context, "elicitation", "ask the user a question")
+        self._check_client(
+            context,
+            types.ClientCapabilities(elicitation=types.ElicitationCapability()),
+            "elicitation",
+            "ask the user a question",
+        )
         request = types.ElicitRequest(
             params=types.ElicitRequestFormParams(
                 message=message, requested_schema=schema
@@ -206,8 +208,30 @@ class McpHost:
 
     # ------------------------------------------------------------ the two paths
 
-    def _client_can(self, capability: Any) -> bool:
-        return bool(self._ctx.session.check_client_capability(capability))
+    def _check_client(
+        self, context: Context[Any], capability: Any, name: str, what: str
+    ) -> None:
+        """Refuse a question that this client cannot be asked, saying why.
+
+        Raises:
+            ToolError: The connection cannot carry a request to the client
+                (up to 2025-11-25: a stateless server, which also forgot the
+                capabilities of `initialize`, or one that answers with JSON
+                bodies), or the client did not declare the capability.
+        """
+        session = self._ctx.session
+        if not self._modern and (
+            session.client_capabilities is None or not session.can_send_request
+        ):
+            msg = (
+                f'Tool "{context.tool_name}" needs to {what}, but this connection '
+                "cannot carry a request from the server to the client (the server "
+                "keeps no session, or answers with JSON bodies). Clients of MCP "
+                "protocol 2026-07-28 can answer it."
+            )
+            raise ToolError(msg)
+        if not session.check_client_capability(capability):
+            raise _refused(context, name, what)
 
     async def _send(self, context: Context[Any], request: Any, result_type: Any) -> Any:
         """Send `request` to the client over the session and wait (up to 2025-11-25)."""
