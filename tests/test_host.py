@@ -255,6 +255,25 @@ class TestCustomHost:
         assert seen == ["sync_asker"]
         assert [event[0] for event in host.events] == ["sample", "elicit"]
 
+    def test_a_providers_handle_passes_the_host_on(self) -> None:
+        """`await provider.handle(..., host=...)`: the agent loop's one call reaches the host."""
+        from toolkit.providers import openai
+
+        host = Recorder()
+        message = {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "id": "call-9",
+                    "type": "function",
+                    "function": {"name": "reporter", "arguments": '{"steps": 1}'},
+                }
+            ],
+        }
+        replies = run(openai.handle(tools, "agent", message, host=host))
+        assert replies[0]["content"] == "ok"
+        assert ("progress", "call-9", 1, 1, "step 1") in host.events
+
     def test_concurrent_calls_each_report_to_their_own_call(self) -> None:
         """Twenty calls in one run: every progress carries its own call's id, in order."""
         host = Recorder()

@@ -111,12 +111,14 @@ def handler(
         message: Any,
         *,
         deps: Any = None,
+        host: object = None,
         **options: Any,
     ) -> R:
         calls = parse_calls(message)
         if with_toolset:
             options["toolset"] = toolset
-        return results(calls, await toolset.run(agent_id, calls, deps=deps), **options)
+        outcomes = await toolset.run(agent_id, calls, deps=deps, host=host)
+        return results(calls, outcomes, **options)
 
     handle.__doc__ = f"""Parse the calls in `message`, run them concurrently, and return {replies}.
 
@@ -125,6 +127,8 @@ def handler(
         agent_id: The agent that runs the calls (`Context.agent_id`).
         message: The model's response, as `parse_calls` takes it.
         deps: Passed to each tool's `Context` as `deps`.
+        host: What each tool's `Context` reaches for progress, log records,
+            sampling and questions (see `toolkit.Host`).
         **options: Passed to `results` (for example `limits=`).
     """
     return handle
