@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal, NamedTuple, NewType, Optional, Union
 import jsonschema
 import pydantic
 import pytest
+import typing_extensions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typing_extensions import NotRequired, TypedDict
@@ -166,7 +167,9 @@ def conforms(value: Any, annotation: Any) -> bool:  # one branch per kind
         return type(value) is float
     if annotation is int:
         return isinstance(value, int) and not isinstance(value, bool)
-    if typing.is_typeddict(annotation):
+    if typing_extensions.is_typeddict(
+        annotation
+    ):  # typing's misses typing_extensions' TypedDicts before 3.13
         return _conforms_typeddict(value, annotation)
     if dataclasses.is_dataclass(annotation) or _is_namedtuple(annotation):
         hints = typing.get_type_hints(annotation)
@@ -204,12 +207,29 @@ def _conforms_generic(value: Any, origin: Any, args: tuple[Any, ...]) -> bool:
 
 
 def _conforms_typeddict(value: Any, annotation: Any) -> bool:
-    hints = typing.get_type_hints(annotation)
+    """A TypedDict's keys, read from its hints: under `from __future__ import
+    annotations` its `__required_keys__` cannot see `NotRequired`."""
+    hints = typing_extensions.get_type_hints(annotation, include_extras=True)
+    marks: dict[str, Any] = {
+        key: typing_extensions.get_origin(hint) for key, hint in hints.items()
+    }
+    fields = {
+        key: typing_extensions.get_args(hint)[0]
+        if marks[key] in (typing_extensions.Required, typing_extensions.NotRequired)
+        else hint
+        for key, hint in hints.items()
+    }
+    required = {
+        key
+        for key, mark in marks.items()
+        if mark is typing_extensions.Required
+        or (mark is not typing_extensions.NotRequired and annotation.__total__)
+    }
     return (
         isinstance(value, dict)
-        and set(value) <= set(hints)
-        and annotation.__required_keys__ <= set(value)
-        and all(conforms(item, hints[key]) for key, item in value.items())
+        and set(value) <= set(fields)
+        and required <= set(value)
+        and all(conforms(item, fields[key]) for key, item in value.items())
     )
 
 
