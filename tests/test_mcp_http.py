@@ -451,6 +451,26 @@ def test_a_client_that_disconnects_mid_call_cancels_the_async_tool() -> None:
         assert run(scenario(folder))
 
 
+def test_serve_from_python_refuses_what_the_command_refuses() -> None:
+    with pytest.raises(ValueError, match="--auth-token-env"):
+        mcp.serve(TOOLS, http="0.0.0.0:1")
+    with pytest.raises(ValueError, match="stateless"):
+        mcp.serve(TOOLS, http="127.0.0.1:1", workers=2)
+    with pytest.raises(ValueError, match="give http= too"):
+        mcp.serve(TOOLS, stateless=True)
+
+
+def test_workers_find_a_toolset_by_the_module_that_holds_it() -> None:
+    from toolkit import ToolSet
+    from toolkit._cli import load_target
+    from toolkit.providers._mcp_http import import_path
+
+    found = import_path(TOOLS)  # a module holding it, as workers would import it
+    assert load_target(found).names == TOOLS.names
+    with pytest.raises(ValueError, match="module:attribute"):
+        import_path(ToolSet())
+
+
 # ------------------------------------------------------------ toolkit serve
 
 
