@@ -16,13 +16,14 @@ from typing import Any, Final
 
 from ._content import PART_TYPES, is_content
 from ._context import Context
-from ._convert import Converter, Converters, null_stripper, to_float, to_int
+from ._convert import Converter, Converters, null_stripper
 from ._defaults import fresh
 from ._exceptions import ContentError
 from ._json import TooDeep, encode, refers_to_itself, to_jsonable, type_name
 from ._log import log_failure
 from ._nodes import Field, ScalarType, TypeNode, UnionType
 from ._results import ToolResult, checked_result, error_text, safe_text
+from ._scalars import to_float, to_int
 from ._types import JsonObject, JsonSchema
 from ._validation import (
     Check,

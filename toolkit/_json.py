@@ -16,15 +16,13 @@ import enum
 import functools
 import math
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Final
-
-if TYPE_CHECKING:
-    import datetime
+from typing import Any, Final
 
 __all__ = [
     "MAX_DEPTH",
     "TooDeep",
     "encode",
+    "json_equal",
     "refers_to_itself",
     "to_jsonable",
     "type_name",
@@ -118,20 +116,11 @@ def _fields(value: Any) -> Iterator[tuple[str, Any]]:
 
 
 def _special(value: Any) -> Any:
-    import base64
-    import datetime
-    import decimal
-    import pathlib
-    import uuid
+    from ._scalars import NOT_SCALAR, dumped
 
-    if isinstance(value, (datetime.date, datetime.time)):
-        return value.isoformat()
-    if isinstance(value, datetime.timedelta):
-        return _duration(value)
-    if isinstance(value, (uuid.UUID, decimal.Decimal, pathlib.PurePath)):
-        return str(value)
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(value).decode("ascii")
+    data = dumped(value)
+    if data is not NOT_SCALAR:
+        return data
     if hasattr(value, "model_dump") and hasattr(type(value), "model_json_schema"):
         return value.model_dump(
             mode="json", by_alias=True
@@ -172,16 +161,6 @@ def _sorted_if_possible(items: list[Any]) -> list[Any]:
         import json
 
         return sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
-
-
-def _duration(value: datetime.timedelta) -> str:
-    """ISO 8601 duration, as `format: duration` expects: `P1DT2H3M4.5S`."""
-    sign = "-" if value.days < 0 else ""
-    value = abs(value)
-    seconds = value.seconds + value.microseconds / 1_000_000
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{sign}P{value.days}DT{int(hours)}H{int(minutes)}M{secs:g}S"
 
 
 _QUALNAME: Final = type.__dict__["__qualname__"]
@@ -243,3 +222,26 @@ def _children(value: Any) -> Iterator[Any] | None:
     if hasattr(type(value), "__dataclass_fields__"):
         return iter([item for _, item in _fields(value)])
     return None
+
+
+def json_equal(one: Any, two: Any) -> bool:
+    """Equality as JSON Schema means it: `true` is not `1`, `1.0` is `1`.
+
+    A value JSON has no type for (a Python caller's object) is equal only to
+    itself, whatever its own `__eq__` says or raises.
+    """
+    if one is two:
+        return True
+    if isinstance(one, str) or isinstance(two, str):
+        return bool(one == two)
+    if isinstance(one, bool) or isinstance(two, bool):
+        return type(one) is type(two) and one == two
+    if isinstance(one, (list, tuple)) and isinstance(two, (list, tuple)):
+        return len(one) == len(two) and all(map(json_equal, one, two))
+    if isinstance(one, dict) and isinstance(two, dict):
+        return len(one) == len(two) and all(
+            key in two and json_equal(value, two[key]) for key, value in one.items()
+        )
+    if isinstance(one, (int, float)) and isinstance(two, (int, float)):
+        return bool(one == two)
+    return False  # null, or values JSON has no type for: equal only to themselves

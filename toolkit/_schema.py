@@ -13,26 +13,12 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
+from . import _nodes as nodes
 from ._exceptions import ToolDefinitionError
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._json import to_jsonable
-from ._nodes import (
-    MAX_DEPTH,
-    MISSING,
-    AnyType,
-    ArrayType,
-    EnumType,
-    Field,
-    LiteralType,
-    MapType,
-    ModelType,
-    ObjectType,
-    ScalarType,
-    TupleType,
-    TypeNode,
-    UnionType,
-)
 from ._param import CONSTRAINTS, Param
+from ._scalars import scalar
 from ._types import JsonSchema
 
 __all__ = [
@@ -45,59 +31,6 @@ __all__ = [
 ]
 
 _REF_PREFIX: Final = "#/$defs/"
-_DECIMAL_PATTERN: Final = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
-_SCALAR_SCHEMAS: Final[dict[type, JsonSchema]] = {
-    str: FrozenDict(type="string"),
-    int: FrozenDict(type="integer"),
-    float: FrozenDict(type="number"),
-    bool: FrozenDict(type="boolean"),
-    type(None): FrozenDict(type="null"),
-    bytes: FrozenDict(type="string", contentEncoding="base64"),
-}
-
-
-def _scalar_schema(py: type) -> JsonSchema:
-    """The schema of a scalar type; the stdlib ones are added on first use."""
-    schema = _SCALAR_SCHEMAS.get(py)
-    if schema is None:
-        _SCALAR_SCHEMAS.update(
-            {py: freeze(schema) for py, schema in _stdlib_schemas().items()}
-        )
-        schema = _SCALAR_SCHEMAS[py]
-    return schema
-
-
-def _stdlib_schemas() -> dict[type, JsonSchema]:
-    import datetime
-    import decimal
-    import pathlib
-    import uuid
-
-    table: dict[type, JsonSchema] = {
-        datetime.datetime: {"type": "string", "format": "date-time"},
-        datetime.date: {"type": "string", "format": "date"},
-        datetime.time: {"type": "string", "format": "time"},
-        datetime.timedelta: {"type": "string", "format": "duration"},
-        uuid.UUID: {"type": "string", "format": "uuid"},
-        decimal.Decimal: {
-            "anyOf": [
-                {"type": "number"},
-                {"type": "string", "pattern": _DECIMAL_PATTERN},
-            ]
-        },
-    }
-    for path in (
-        pathlib.Path,
-        pathlib.PurePath,
-        pathlib.PosixPath,
-        pathlib.PurePosixPath,
-        pathlib.WindowsPath,
-        pathlib.PureWindowsPath,
-    ):
-        table[path] = {"type": "string"}
-    return table
-
-
 _ANY: Final = FrozenDict()
 _JSON_TYPES: Final = {
     str: "string",
@@ -249,7 +182,7 @@ class SchemaBuilder:
             else freeze(schema)
         )
 
-    def schema(self, node: TypeNode) -> JsonSchema:
+    def schema(self, node: nodes.TypeNode) -> JsonSchema:
         """The schema of one node, with its `Param` metadata applied, frozen.
 
         Every emitter returns a frozen schema built on frozen inner schemas,
@@ -267,7 +200,9 @@ class SchemaBuilder:
             node.schema = schema
         return schema
 
-    def object_schema(self, fields: list[Field], description: str = "") -> JsonSchema:
+    def object_schema(
+        self, fields: list[nodes.Field], description: str = ""
+    ) -> JsonSchema:
         """`{"type": "object", ...}` for fields (of a class, or parameters of a function)."""
         schema: JsonSchema = {"type": "object"}
         if description:
@@ -281,13 +216,13 @@ class SchemaBuilder:
         schema["additionalProperties"] = False
         return FrozenDict(schema)
 
-    def _any(self, node: TypeNode) -> JsonSchema:
+    def _any(self, node: nodes.TypeNode) -> JsonSchema:
         return _ANY
 
-    def _scalar(self, node: ScalarType) -> JsonSchema:
-        return _scalar_schema(node.py)
+    def _scalar(self, node: nodes.ScalarType) -> JsonSchema:
+        return scalar(node.py).schema
 
-    def _literal(self, node: LiteralType) -> JsonSchema:
+    def _literal(self, node: nodes.LiteralType) -> JsonSchema:
         schema = _shared_type(node.values)
         if len(node.values) == 1:
             schema["const"] = node.values[0]
@@ -295,7 +230,7 @@ class SchemaBuilder:
             schema["enum"] = FrozenList(node.values)
         return FrozenDict(schema)
 
-    def _array(self, node: ArrayType) -> JsonSchema:
+    def _array(self, node: nodes.ArrayType) -> JsonSchema:
         schema: JsonSchema = {"type": "array"}
         items = self.schema(node.item)
         if items:
@@ -304,7 +239,7 @@ class SchemaBuilder:
             schema["uniqueItems"] = True
         return FrozenDict(schema)
 
-    def _tuple(self, node: TupleType) -> JsonSchema:
+    def _tuple(self, node: nodes.TupleType) -> JsonSchema:
         count = len(node.items)
         if count == 0:
             return FrozenDict(type="array", maxItems=0)
@@ -313,29 +248,29 @@ class SchemaBuilder:
             type="array", prefixItems=prefix, minItems=count, maxItems=count
         )
 
-    def _map(self, node: MapType) -> JsonSchema:
+    def _map(self, node: nodes.MapType) -> JsonSchema:
         schema: JsonSchema = {"type": "object"}
-        if not isinstance(node.key, ScalarType):
+        if not isinstance(node.key, nodes.ScalarType):
             schema["propertyNames"] = self.schema(node.key)
         values = self.schema(node.value)
         if values:
             schema["additionalProperties"] = values
         return FrozenDict(schema)
 
-    def _union(self, node: UnionType) -> JsonSchema:
+    def _union(self, node: nodes.UnionType) -> JsonSchema:
         return FrozenDict(
             anyOf=FrozenList([self.schema(member) for member in node.members])
         )
 
-    def _enum(self, node: EnumType) -> JsonSchema:
+    def _enum(self, node: nodes.EnumType) -> JsonSchema:
         return self._ref(node.cls, lambda: _enum_def(node))
 
-    def _object(self, node: ObjectType) -> JsonSchema:
+    def _object(self, node: nodes.ObjectType) -> JsonSchema:
         return self._ref(
             node.cls, lambda: self.object_schema(node.fields, node.description)
         )
 
-    def _model(self, node: ModelType) -> JsonSchema:
+    def _model(self, node: nodes.ModelType) -> JsonSchema:
         return self._ref(node.cls, lambda: self._model_def(node.cls))
 
     def _model_def(self, cls: Any) -> JsonSchema:
@@ -380,16 +315,16 @@ class SchemaBuilder:
         return name
 
     _EMITTERS: Final[dict[type, Callable[[Any, Any], JsonSchema]]] = {
-        AnyType: _any,
-        ScalarType: _scalar,
-        LiteralType: _literal,
-        ArrayType: _array,
-        TupleType: _tuple,
-        MapType: _map,
-        UnionType: _union,
-        EnumType: _enum,
-        ObjectType: _object,
-        ModelType: _model,
+        nodes.AnyType: _any,
+        nodes.ScalarType: _scalar,
+        nodes.LiteralType: _literal,
+        nodes.ArrayType: _array,
+        nodes.TupleType: _tuple,
+        nodes.MapType: _map,
+        nodes.UnionType: _union,
+        nodes.EnumType: _enum,
+        nodes.ObjectType: _object,
+        nodes.ModelType: _model,
     }
 
 
@@ -418,13 +353,13 @@ def _renamed_ref(value: Any, old: str, new: str) -> Any:
     return value
 
 
-def property_schema(builder: SchemaBuilder, item: Field) -> JsonSchema:
+def property_schema(builder: SchemaBuilder, item: nodes.Field) -> JsonSchema:
     """The schema of a field or parameter: its type, then `default`, then `description`."""
     schema = dict(builder.schema(item.node))
     description = schema.pop("description", None)
-    if item.default is not MISSING:
+    if item.default is not nodes.MISSING:
         default = _json_default(item.default)
-        if default is not MISSING:
+        if default is not nodes.MISSING:
             schema["default"] = freeze(default)
     description = item.description or description
     if description:
@@ -436,10 +371,10 @@ def _json_default(value: Any) -> Any:
     try:
         return to_jsonable(value)
     except (TypeError, ValueError):
-        return MISSING
+        return nodes.MISSING
 
 
-def _enum_def(node: EnumType) -> JsonSchema:
+def _enum_def(node: nodes.EnumType) -> JsonSchema:
     values = [member.value for member in node.cls]
     schema = _shared_type(values)
     schema["enum"] = FrozenList(values)
@@ -458,7 +393,7 @@ def _shared_type(values: list[Any] | tuple[Any, ...]) -> JsonSchema:
 # ---------------------------------------------------------------- metadata
 
 
-def _with_meta(schema: JsonSchema, node: TypeNode) -> JsonSchema:
+def _with_meta(schema: JsonSchema, node: nodes.TypeNode) -> JsonSchema:
     meta = node.meta
     assert meta is not None  # the caller checks
     unused = _constrain(schema, node, meta)
@@ -484,7 +419,7 @@ def _constraints(meta: Param) -> dict[str, Any]:
     }
 
 
-def _constrain(schema: JsonSchema, node: TypeNode, meta: Param) -> list[str]:
+def _constrain(schema: JsonSchema, node: nodes.TypeNode, meta: Param) -> list[str]:
     """Put the constraints of `meta` on the schemas they apply to; return the unused ones.
 
     `schema` is a fresh dict of this node's own level; `anyOf` branches are
@@ -535,10 +470,10 @@ def _apply(target: JsonSchema, wanted: dict[str, Any]) -> set[str]:
     return used
 
 
-def _kind_name(node: TypeNode) -> str:
-    if isinstance(node, ScalarType):
+def _kind_name(node: nodes.TypeNode) -> str:
+    if isinstance(node, nodes.ScalarType):
         return node.py.__name__
-    if isinstance(node, (EnumType, ObjectType, ModelType)):
+    if isinstance(node, (nodes.EnumType, nodes.ObjectType, nodes.ModelType)):
         return node.cls.__qualname__
     return type(node).__name__.removesuffix("Type").lower()
 
@@ -546,7 +481,7 @@ def _kind_name(node: TypeNode) -> str:
 # ---------------------------------------------------------------- given schemas
 
 
-_RAW_DEPTH: Final = 2 * MAX_DEPTH + 8
+_RAW_DEPTH: Final = 2 * nodes.MAX_DEPTH + 8
 """How deep (dicts and lists) a schema given to `Tool.new` may nest.
 
 As deep as a schema that `@tool` makes at its own limit (an object level

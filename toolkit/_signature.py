@@ -12,7 +12,7 @@ import enum
 import functools
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Final
 
 from ._callables import (
@@ -26,20 +26,11 @@ from ._callables import (
 from ._defaults import ANNOTATED, Default, read_default
 from ._docstrings import Docstring, DocstringStyle, parse_docstring
 from ._exceptions import ToolDefinitionError
+from ._fit import fits
 from ._nodes import (
     MISSING,
-    AnyType,
-    ArrayType,
-    EnumType,
     Field,
-    LiteralType,
-    MapType,
-    ModelType,
-    ObjectType,
-    ScalarType,
-    TupleType,
     TypeNode,
-    UnionType,
 )
 from ._schema import SchemaBuilder, inline_root
 from ._types import JsonSchema
@@ -396,62 +387,3 @@ def _default_problem(name: str, default: Any, annotation: Any) -> str:
     if default is None:
         return f"parameter {name!r}: its default is None, which the annotation {shown} does not allow. Annotate it `{shown} | None`"
     return f"parameter {name!r}: its default {default!r} does not fit its annotation {shown}. Change the default or the annotation"
-
-
-# ---------------------------------------------------------------- defaults
-
-
-def fits(value: Any, node: TypeNode) -> bool:
-    """Whether a Python value (a default) is a valid value of the type `node`."""
-    if isinstance(node, AnyType):
-        return True
-    if isinstance(node, ScalarType):
-        return _fits_scalar(value, node.py)
-    if isinstance(node, LiteralType):
-        return any(_same(value, member) for member in (*node.members, *node.values))
-    if isinstance(node, EnumType):
-        return isinstance(value, node.cls) or any(
-            _same(value, member.value) for member in node.cls
-        )
-    if isinstance(node, UnionType):
-        return any(fits(value, member) for member in node.members)
-    return _fits_container(value, node)
-
-
-def _fits_container(value: Any, node: TypeNode) -> bool:
-    if isinstance(node, ArrayType):
-        return isinstance(value, (list, tuple, set, frozenset)) and all(
-            fits(item, node.item) for item in value
-        )
-    if isinstance(node, TupleType):
-        return (
-            isinstance(value, (list, tuple))
-            and len(value) == len(node.items)
-            and all(map(fits, value, node.items))
-        )
-    if isinstance(node, MapType):
-        return isinstance(value, Mapping) and all(
-            fits(key, node.key) and fits(item, node.value)
-            for key, item in value.items()
-        )
-    if isinstance(node, ObjectType) and node.kind == "typeddict":
-        return isinstance(value, Mapping)
-    if isinstance(node, (ObjectType, ModelType)):
-        return isinstance(value, node.cls)
-    return False
-
-
-def _fits_scalar(value: Any, py: type) -> bool:
-    if py is float:
-        return type(value) in (int, float)
-    if py in (int, bool, str):
-        return type(value) is py or (
-            isinstance(value, py) and not isinstance(value, (bool, enum.Enum))
-        )
-    if py is type(None):
-        return value is None
-    return isinstance(value, py)
-
-
-def _same(value: Any, member: Any) -> bool:
-    return type(value) is type(member) and value == member

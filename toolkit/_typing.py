@@ -14,32 +14,18 @@ from __future__ import annotations
 
 import collections.abc
 import enum
-import functools
 import sys
 import types
 import typing
 from typing import Any, Final, Literal, Union
 
+from . import _nodes as nodes
 from ._context import Context
 from ._docstrings import parse_docstring
 from ._exceptions import ToolDefinitionError
-from ._nodes import (
-    MAX_DEPTH,
-    MISSING,
-    AnyType,
-    ArrayType,
-    EnumType,
-    Field,
-    LiteralType,
-    MapType,
-    ModelType,
-    ObjectType,
-    ScalarType,
-    TupleType,
-    TypeNode,
-    UnionType,
-)
+from ._nodes import MAX_DEPTH
 from ._param import Param, merge_metadata
+from ._scalars import is_scalar
 
 __all__ = [
     "MAX_DEPTH",
@@ -53,61 +39,7 @@ __all__ = [
 ]
 
 
-"""Marks a field or parameter without a default."""
-
 _NONE_TYPE: Final = type(None)
-
-# Scalars, matched by identity so that bool is never taken for int.
-_BASIC_SCALARS: Final = frozenset({str, int, float, bool, _NONE_TYPE, bytes})
-# Modules whose types are string-encoded scalars; they are imported only when
-# an annotation already uses one of them, so `import toolkit` stays light.
-_STDLIB_SCALAR_MODULES: Final = frozenset(
-    {
-        "datetime",
-        "decimal",
-        "_decimal",
-        "_pydecimal",
-        "uuid",
-        "pathlib",
-        "pathlib._local",
-    }
-)
-
-
-@functools.cache
-def stdlib_scalars() -> frozenset[type]:
-    """The string-encoded scalar types: datetimes, UUID, Decimal, paths."""
-    import datetime
-    import decimal
-    import pathlib
-    import uuid
-
-    return frozenset(
-        {
-            datetime.datetime,
-            datetime.date,
-            datetime.time,
-            datetime.timedelta,
-            uuid.UUID,
-            decimal.Decimal,
-            pathlib.Path,
-            pathlib.PurePath,
-            pathlib.PosixPath,
-            pathlib.PurePosixPath,
-            pathlib.WindowsPath,
-            pathlib.PureWindowsPath,
-        }
-    )
-
-
-def is_scalar(tp: Any) -> bool:
-    """Whether `tp` is one of the scalar types (a JSON scalar or a string-encoded one)."""
-    if _among(tp, _BASIC_SCALARS):
-        return True
-    return getattr(tp, "__module__", None) in _STDLIB_SCALAR_MODULES and _among(
-        tp, stdlib_scalars()
-    )
-
 
 _ARRAYS: Final[dict[Any, type]] = {
     list: list,
@@ -377,7 +309,7 @@ def requiredness(annotation: Any) -> bool | None:
 
 _CACHE_SIZE: Final = 4096
 # Keyed by `order_key`, never by the annotation alone (see there).
-_TRANSLATED: dict[tuple[Any, Param | None], TypeNode] = {}
+_TRANSLATED: dict[tuple[Any, Param | None], nodes.TypeNode] = {}
 _UNWRAPPED: dict[Any, tuple[Any, Param | None]] = {}
 _PARAMETERS: dict[Any, Any] = {}  # a node, or None for a Context parameter
 
@@ -405,11 +337,11 @@ class Translator:
     """Builds type nodes, caching named types so that recursion terminates."""
 
     def __init__(self) -> None:
-        self._named: dict[Any, TypeNode] = {}
+        self._named: dict[Any, nodes.TypeNode] = {}
         self._building = 0  # named types whose fields are being read
         self._depth = 0  # how many types enclose the one being translated
 
-    def translate(self, annotation: Any) -> TypeNode:
+    def translate(self, annotation: Any) -> nodes.TypeNode:
         """Translate one annotation.
 
         Raises:
@@ -423,7 +355,7 @@ class Translator:
             error.path.append(_short_name(tp))
             raise
 
-    def _child(self, annotation: Any) -> TypeNode:
+    def _child(self, annotation: Any) -> nodes.TypeNode:
         """Translate a type inside the one being translated, one level down."""
         if self._depth + 1 >= MAX_DEPTH:
             raise TooDeepError
@@ -433,12 +365,12 @@ class Translator:
         finally:
             self._depth -= 1
 
-    def parameter(self, annotation: Any) -> TypeNode | None:
+    def parameter(self, annotation: Any) -> nodes.TypeNode | None:
         """The node of a parameter's annotation, or None when it asks for `Context`."""
         try:
             key = annotation if type(annotation) is type else order_key(annotation)
-            found = _PARAMETERS.get(key, MISSING)
-            if found is not MISSING:
+            found = _PARAMETERS.get(key, nodes.MISSING)
+            if found is not nodes.MISSING:
                 return found  # type: ignore[no-any-return]
         except TypeError:  # unhashable metadata
             key = None
@@ -457,7 +389,7 @@ class Translator:
             _PARAMETERS[key] = node
         return node
 
-    def node(self, tp: Any, meta: Param | None) -> TypeNode:
+    def node(self, tp: Any, meta: Param | None) -> nodes.TypeNode:
         """Translate a type that `unwrap` already returned, with its metadata.
 
         Finished translations are shared through a bounded cache: programs
@@ -480,7 +412,7 @@ class Translator:
             _TRANSLATED[key] = node
         return node
 
-    def _deep_enough(self, node: TypeNode) -> TypeNode:
+    def _deep_enough(self, node: nodes.TypeNode) -> nodes.TypeNode:
         """`node`, unless at this depth its levels would go past `MAX_DEPTH`.
 
         A node built earlier (cached, or a named type met before) is checked
@@ -490,7 +422,7 @@ class Translator:
             raise TooDeepError
         return node
 
-    def _build(self, tp: Any, meta: Param | None) -> TypeNode:
+    def _build(self, tp: Any, meta: Param | None) -> nodes.TypeNode:
         node = self._dispatch(tp)
         if meta is None:
             return node
@@ -498,13 +430,13 @@ class Translator:
             meta = node.meta.merged(meta)
         return node.with_meta(meta)
 
-    def _dispatch(self, tp: Any) -> TypeNode:  # noqa: C901  # a flat chain, one line per kind, easier to read than a table of predicates
+    def _dispatch(self, tp: Any) -> nodes.TypeNode:  # noqa: C901  # a flat chain, one line per kind, easier to read than a table of predicates
         if tp is Any or tp is object:
-            return AnyType()
+            return nodes.AnyType()
         if tp is None or is_scalar(tp):
-            return ScalarType(py=_NONE_TYPE if tp is None else tp)
+            return nodes.ScalarType(py=_NONE_TYPE if tp is None else tp)
         if _among(tp, _FORMS.literal_strings):
-            return ScalarType(py=str)
+            return nodes.ScalarType(py=str)
         origin = typing.get_origin(tp)
         if origin in _UNIONS:
             return self._union(typing.get_args(tp))
@@ -533,53 +465,53 @@ class Translator:
         if _is_namedtuple(tp):
             return self._object(tp, "namedtuple")
         if is_model_class(tp):
-            return self._remember(tp, ModelType(cls=tp))
+            return self._remember(tp, nodes.ModelType(cls=tp))
         return _unsupported(tp)
 
-    def _union(self, args: tuple[Any, ...]) -> TypeNode:
-        return UnionType(members=tuple(self._child(arg) for arg in args))
+    def _union(self, args: tuple[Any, ...]) -> nodes.TypeNode:
+        return nodes.UnionType(members=tuple(self._child(arg) for arg in args))
 
-    def _tuple(self, tp: Any) -> TypeNode:
+    def _tuple(self, tp: Any) -> nodes.TypeNode:
         args = typing.get_args(tp)
         if tp is tuple or tp is typing.Tuple:  # noqa: UP006  # bare: any items
-            return ArrayType(item=AnyType(), container=tuple)
+            return nodes.ArrayType(item=nodes.AnyType(), container=tuple)
         if len(args) == 2 and args[1] is Ellipsis:
-            return ArrayType(item=self._child(args[0]), container=tuple)
+            return nodes.ArrayType(item=self._child(args[0]), container=tuple)
         if not args or args == ((),):  # tuple[()], spelled by 3.10 as ((),)
-            return TupleType(items=())
-        return TupleType(items=tuple(self._child(arg) for arg in args))
+            return nodes.TupleType(items=())
+        return nodes.TupleType(items=tuple(self._child(arg) for arg in args))
 
-    def _array(self, tp: Any, container: type) -> TypeNode:
+    def _array(self, tp: Any, container: type) -> nodes.TypeNode:
         args = typing.get_args(tp)
-        item = self._child(args[0]) if args else AnyType()
-        return ArrayType(item=item, container=container)
+        item = self._child(args[0]) if args else nodes.AnyType()
+        return nodes.ArrayType(item=item, container=container)
 
-    def _map(self, args: tuple[Any, ...]) -> TypeNode:
+    def _map(self, args: tuple[Any, ...]) -> nodes.TypeNode:
         if not args:
-            return MapType(key=ScalarType(py=str), value=AnyType())
+            return nodes.MapType(key=nodes.ScalarType(py=str), value=nodes.AnyType())
         key = self._child(args[0])
         if not _is_string_key(key):
             msg = f"dict keys must be strings, since JSON object keys are; got {describe(args[0])}. Use dict[str, ...]"
             raise ToolDefinitionError(msg)
-        return MapType(key=key, value=self._child(args[1]))
+        return nodes.MapType(key=key, value=self._child(args[1]))
 
-    def _remember(self, tp: Any, node: TypeNode) -> TypeNode:
+    def _remember(self, tp: Any, node: nodes.TypeNode) -> nodes.TypeNode:
         self._named[tp] = node
         return node
 
-    def _enum(self, cls: type[enum.Enum]) -> TypeNode:
+    def _enum(self, cls: type[enum.Enum]) -> nodes.TypeNode:
         for member in cls:
             if not _is_json_scalar(member.value):
                 msg = f"the value of {cls.__qualname__}.{member.name} is {member.value!r}, which JSON cannot carry. Give the Enum str, int, float or bool values"
                 raise ToolDefinitionError(msg)
         return self._remember(
-            cls, EnumType(cls=cls, description=class_description(cls))
+            cls, nodes.EnumType(cls=cls, description=class_description(cls))
         )
 
     def _object(
         self, cls: type, kind: Literal["typeddict", "dataclass", "namedtuple"]
-    ) -> TypeNode:
-        node = ObjectType(cls=cls, kind=kind, description=class_description(cls))
+    ) -> nodes.TypeNode:
+        node = nodes.ObjectType(cls=cls, kind=kind, description=class_description(cls))
         self._remember(cls, node)
         self._building += 1
         try:
@@ -591,7 +523,7 @@ class Translator:
             self._building -= 1
         return node
 
-    def _fields(self, cls: type, kind: str) -> list[Field]:
+    def _fields(self, cls: type, kind: str) -> list[nodes.Field]:
         hints = _class_hints(cls)
         docs = parse_docstring(cls.__doc__).params if _own_doc(cls) else {}
         if kind == "typeddict":
@@ -607,32 +539,36 @@ class Translator:
             ]
         defaults: dict[str, Any] = getattr(cls, "_field_defaults", {})
         return [
-            self._field(name, hints.get(name, Any), docs, defaults.get(name, MISSING))
+            self._field(
+                name, hints.get(name, Any), docs, defaults.get(name, nodes.MISSING)
+            )
             for name in cls._fields  # type: ignore[attr-defined]  # a NamedTuple
         ]
 
     def _typeddict_field(
         self, cls: Any, name: str, hint: Any, docs: dict[str, str]
-    ) -> Field:
+    ) -> nodes.Field:
         required = requiredness(hint)
         if required is None:
             required = name in cls.__required_keys__
-        result = self._field(name, hint, docs, MISSING)
+        result = self._field(name, hint, docs, nodes.MISSING)
         result.required = required
         return result
 
     def _dataclass_field(
         self, item: Any, hints: dict[str, Any], docs: dict[str, str]
-    ) -> Field:
+    ) -> nodes.Field:
         import dataclasses  # loaded already: the class is a dataclass
 
-        default = MISSING if item.default is dataclasses.MISSING else item.default
+        default = nodes.MISSING if item.default is dataclasses.MISSING else item.default
         result = self._field(item.name, hints.get(item.name, Any), docs, default)
         if item.default_factory is not dataclasses.MISSING:
             result.required = False
         return result
 
-    def _field(self, name: str, hint: Any, docs: dict[str, str], default: Any) -> Field:
+    def _field(
+        self, name: str, hint: Any, docs: dict[str, str], default: Any
+    ) -> nodes.Field:
         try:
             node = self._child(hint)
         except TooDeepError:
@@ -645,10 +581,10 @@ class Translator:
             if node.meta and node.meta.description
             else docs.get(name)
         )
-        return Field(
+        return nodes.Field(
             name=name,
             node=node,
-            required=default is MISSING,
+            required=default is nodes.MISSING,
             default=default,
             description=description,
         )
@@ -691,7 +627,7 @@ def class_description(cls: type) -> str:
     return parse_docstring(cls.__doc__).description if _own_doc(cls) else ""
 
 
-def _literal(args: tuple[Any, ...]) -> TypeNode:
+def _literal(args: tuple[Any, ...]) -> nodes.TypeNode:
     values = []
     for arg in args:
         value = arg.value if isinstance(arg, enum.Enum) else arg
@@ -699,7 +635,7 @@ def _literal(args: tuple[Any, ...]) -> TypeNode:
             msg = f"Literal value {arg!r} cannot be sent as JSON. Use str, int, bool or None values"
             raise ToolDefinitionError(msg)
         values.append(value)
-    return LiteralType(values=tuple(values), members=args)
+    return nodes.LiteralType(values=tuple(values), members=args)
 
 
 def _among(tp: Any, table: typing.Container[Any]) -> bool:
@@ -714,21 +650,21 @@ def _is_json_scalar(value: Any) -> bool:
     return value is None or type(value) in (str, int, float, bool)
 
 
-def _is_string_key(node: TypeNode) -> bool:
-    if isinstance(node, ScalarType):
+def _is_string_key(node: nodes.TypeNode) -> bool:
+    if isinstance(node, nodes.ScalarType):
         return node.py is str
-    if isinstance(node, LiteralType):
+    if isinstance(node, nodes.LiteralType):
         return all(isinstance(value, str) for value in node.values)
-    if isinstance(node, EnumType):
+    if isinstance(node, nodes.EnumType):
         return all(isinstance(member.value, str) for member in node.cls)
     return False
 
 
-def _fail(message: str) -> TypeNode:
+def _fail(message: str) -> nodes.TypeNode:
     raise ToolDefinitionError(message)
 
 
-def _unsupported(tp: Any) -> TypeNode:
+def _unsupported(tp: Any) -> nodes.TypeNode:
     if isinstance(tp, (str, typing.ForwardRef)):
         name = tp if isinstance(tp, str) else tp.__forward_arg__
         msg = f"the annotation {name!r} cannot be resolved. Define or import {name} at module level"

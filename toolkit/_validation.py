@@ -20,6 +20,7 @@ from itertools import islice
 from typing import Any, Final, cast
 
 from ._formats import FORMAT_CHECKS
+from ._json import json_equal
 from ._types import JsonSchema
 
 __all__ = [
@@ -27,7 +28,6 @@ __all__ = [
     "compile_check",
     "describe_errors",
     "is_large",
-    "json_equal",
     "jsonschema_validator",
     "property_checks",
 ]
@@ -144,29 +144,6 @@ _TYPE_CHECKS: Final[dict[str, Check]] = {
     "array": _is_array,
     "object": _is_object,
 }
-
-
-def json_equal(one: Any, two: Any) -> bool:
-    """Equality as JSON Schema means it: `true` is not `1`, `1.0` is `1`.
-
-    A value JSON has no type for (a Python caller's object) is equal only to
-    itself, whatever its own `__eq__` says or raises.
-    """
-    if one is two:
-        return True
-    if isinstance(one, str) or isinstance(two, str):
-        return bool(one == two)
-    if isinstance(one, bool) or isinstance(two, bool):
-        return type(one) is type(two) and one == two
-    if isinstance(one, (list, tuple)) and isinstance(two, (list, tuple)):
-        return len(one) == len(two) and all(map(json_equal, one, two))
-    if isinstance(one, dict) and isinstance(two, dict):
-        return len(one) == len(two) and all(
-            key in two and json_equal(value, two[key]) for key, value in one.items()
-        )
-    if isinstance(one, (int, float)) and isinstance(two, (int, float)):
-        return bool(one == two)
-    return False  # null, or values JSON has no type for: equal only to themselves
 
 
 # ------------------------------------------------------------------ size
