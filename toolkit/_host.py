@@ -36,6 +36,7 @@ __all__ = [
     "HostScope",
     "InputRequired",
     "enter_host",
+    "hosted",
     "leave_host",
 ]
 
@@ -186,6 +187,22 @@ def enter_host(host: object, *, on_loop: bool) -> contextvars.Token[HostScope | 
 def leave_host(token: contextvars.Token[HostScope | None]) -> None:
     """Restore the host that was current before `enter_host`."""
     _SCOPE.reset(token)
+
+
+class hosted:  # used as `with hosted(...)`, like a function
+    """`with hosted(host, on_loop=...)`: `host` is the host of the calls made inside."""
+
+    __slots__ = ("_host", "_on_loop", "_token")
+
+    def __init__(self, host: object, *, on_loop: bool) -> None:
+        self._host = host
+        self._on_loop = on_loop
+
+    def __enter__(self) -> None:
+        self._token = enter_host(self._host, on_loop=self._on_loop)
+
+    def __exit__(self, *exc: object) -> None:
+        leave_host(self._token)
 
 
 def current_scope() -> HostScope | None:

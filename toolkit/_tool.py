@@ -26,7 +26,7 @@ from typing import (
 
 from ._exceptions import ToolDefinitionError
 from ._frozen import freeze
-from ._host import enter_host, leave_host
+from ._host import hosted
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
 from ._record import Record
 from ._results import ToolResult, Widget
@@ -217,14 +217,7 @@ class Tool(Generic[P, R]):
                 refers outside itself, an `execute_fn` that is not callable,
                 or an unknown option.
         """
-        from ._schema import check_given_schemas
-
-        check_given_schemas(name, parameters, options.get("output_schema"))
-        if "output_schema" in options:
-            options["output_schema"] = freeze(options["output_schema"])
-        if not callable(execute_fn):
-            msg = f"execute_fn of tool {name!r} is {execute_fn!r}, which cannot be called. Pass a function (agent_id, call_id, args) -> ToolResult"
-            raise ToolDefinitionError(msg)
+        _check_new(name, parameters, execute_fn, options)
         return cls(
             name=name,
             description=description,
@@ -232,47 +225,6 @@ class Tool(Generic[P, R]):
             execute_fn=execute_fn,
             **options,
         )
-
-    @classmethod
-    def _from_function(
-        cls,
-        target: Target,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        docstring_style: DocstringStyle | None = None,
-        **options: Unpack[ToolOptions],
-    ) -> Tool[Any, Any]:
-        qualname = target.qualname
-        tool_name = check_name(
-            name if name is not None else target.name, function=qualname
-        )
-        from ._callables import is_async_callable
-        from ._plan import FunctionPlan
-        from ._signature import analyze
-
-        info = analyze(target, docstring_style=docstring_style)
-        made: Tool[Any, Any] = cls(
-            name=tool_name,
-            description=info.description if description is None else description,
-            parameters=info.parameters,
-            execute_fn=_no_execute_fn,
-            output_schema=info.output_schema,
-            returns=info.returns,
-            **options,
-        )
-        func = target.call
-        is_async = is_async_callable(func)
-        if made.timeout is not None and not made.thread and not is_async:
-            msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
-            raise ToolDefinitionError(msg, function=qualname)
-        made._use(
-            FunctionPlan(
-                made, func, info, is_method=target.is_method, is_async=is_async
-            )
-        )
-        _wrap(made, target)
-        return made
 
     def _use(self, plan: Plan) -> None:
         """Run calls by `plan` (how a call runs; `execute_fn` is the plan's)."""
@@ -366,13 +318,10 @@ class Tool(Generic[P, R]):
         Returns:
             The result: text for the model, plus `ui` and `structured`.
         """
-        if host is None:
-            return self._plan.execute(agent_id, call_id, args, deps, None)
-        token = enter_host(host, on_loop=False)
-        try:
-            return self._plan.execute(agent_id, call_id, args, deps, None)
-        finally:
-            leave_host(token)
+        if host is not None:
+            with hosted(host, on_loop=False):
+                return self.execute(agent_id, call_id, args, deps=deps)
+        return self._plan.execute(agent_id, call_id, args, deps, None)
 
     async def aexecute(
         self,
@@ -392,13 +341,10 @@ class Tool(Generic[P, R]):
         task propagate; a `CancelledError` the tool raises itself is its
         error result.
         """
-        if host is None:
-            return await self._plan.aexecute(agent_id, call_id, args, deps, None)
-        token = enter_host(host, on_loop=True)
-        try:
-            return await self._plan.aexecute(agent_id, call_id, args, deps, None)
-        finally:
-            leave_host(token)
+        if host is not None:
+            with hosted(host, on_loop=True):
+                return await self.aexecute(agent_id, call_id, args, deps=deps)
+        return await self._plan.aexecute(agent_id, call_id, args, deps, None)
 
     def to_ai_tool(self) -> AITool:
         """The model-facing view: name, description, parameters (no `execute_fn`).
@@ -424,6 +370,20 @@ class ClassLevelTool(Tool[P, R]):
         if not self._plan.is_method:
             return self
         return self._bound_to(owner if owner is not None else type(instance), owner)
+
+
+def _check_new(
+    name: str, parameters: object, execute_fn: object, options: NewOptions
+) -> None:
+    """Check the parts given to `Tool.new`; freeze its output schema in `options`."""
+    from ._schema import check_given_schemas
+
+    check_given_schemas(name, parameters, options.get("output_schema"))
+    if "output_schema" in options:
+        options["output_schema"] = freeze(options["output_schema"])
+    if not callable(execute_fn):
+        msg = f"execute_fn of tool {name!r} is {execute_fn!r}, which cannot be called. Pass a function (agent_id, call_id, args) -> ToolResult"
+        raise ToolDefinitionError(msg)
 
 
 def _no_execute_fn(agent_id: str, call_id: str, args: JsonObject) -> ToolResult:
@@ -515,7 +475,7 @@ def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
         resolved = resolve(target)
         kind = ClassLevelTool if resolved.class_level else Tool
         try:
-            return kind._from_function(resolved, **options)
+            return _from_function(kind, resolved, **options)
         except RecursionError:
             raise _too_deep(resolved.qualname) from None
 
@@ -526,6 +486,44 @@ def _docstring_styles() -> tuple[str, ...]:
     from ._docstrings import DOCSTRING_STYLES
 
     return DOCSTRING_STYLES
+
+
+def _from_function(
+    kind: type[Tool[Any, Any]],
+    target: Target,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    docstring_style: DocstringStyle | None = None,
+    **options: Unpack[ToolOptions],
+) -> Tool[Any, Any]:
+    """A tool of `kind` made from `target`: its signature and docstring read, its plan a `FunctionPlan`."""
+    qualname = target.qualname
+    tool_name = check_name(name if name is not None else target.name, function=qualname)
+    from ._callables import is_async_callable
+    from ._plan import FunctionPlan
+    from ._signature import analyze
+
+    info = analyze(target, docstring_style=docstring_style)
+    made = kind(
+        name=tool_name,
+        description=info.description if description is None else description,
+        parameters=info.parameters,
+        execute_fn=_no_execute_fn,
+        output_schema=info.output_schema,
+        returns=info.returns,
+        **options,
+    )
+    func = target.call
+    is_async = is_async_callable(func)
+    if made.timeout is not None and not made.thread and not is_async:
+        msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
+        raise ToolDefinitionError(msg, function=qualname)
+    made._use(
+        FunctionPlan(made, func, info, is_method=target.is_method, is_async=is_async)
+    )
+    _wrap(made, target)
+    return made
 
 
 def _too_deep(qualname: str) -> ToolDefinitionError:

@@ -19,7 +19,7 @@ from ._content import with_text
 from ._context import Context
 from ._exceptions import DuplicateToolError, NotAToolError, ToolDefinitionError
 from ._frozen import FrozenDict, FrozenList
-from ._host import current_scope, enter_host, leave_host
+from ._host import current_scope, hosted
 from ._json import type_name
 from ._log import log_failure
 from ._options import DecoratorOptions
@@ -332,11 +332,8 @@ class ToolSet:
         sampling and questions: any object with some of the `Host` methods.
         """
         if host is not None:
-            token = enter_host(host, on_loop=False)
-            try:
+            with hosted(host, on_loop=False):
                 return self.execute(agent_id, call_id, name, args, deps=deps)
-            finally:
-                leave_host(token)
         if self._middleware:
             scope = current_scope()  # handed on with the loop that block_on makes
             result: ToolResult = block_on(
@@ -371,13 +368,8 @@ class ToolSet:
     ) -> ToolResult:
         """Run one call by tool name, from async code (`host` as for `execute`)."""
         if host is not None:
-            token = enter_host(host, on_loop=True)
-            try:
-                return await self._run_call(
-                    agent_id, ToolCall(call_id, name, args), deps
-                )
-            finally:
-                leave_host(token)
+            with hosted(host, on_loop=True):
+                return await self.aexecute(agent_id, call_id, name, args, deps=deps)
         return await self._run_call(agent_id, ToolCall(call_id, name, args), deps)
 
     async def run(
@@ -397,11 +389,8 @@ class ToolSet:
         `call_id`, so the host tells the calls apart.
         """
         if host is not None:
-            token = enter_host(host, on_loop=True)
-            try:
+            with hosted(host, on_loop=True):
                 return await self.run(agent_id, calls, deps=deps)
-            finally:
-                leave_host(token)
         import asyncio
 
         batch: list[ToolCall] = []
