@@ -1,7 +1,9 @@
 """Pure schema → schema functions shared by the provider modules.
 
 Each takes the canonical Draft 2020-12 schema of a tool (`Tool.parameters`)
-and returns a new one for one API, never changing its input. Strict views
+and returns a new one for one API, never changing its input. The walker of
+the strict subsets is shared (each provider gives its `Dialect`); a form only
+one API has (Gemini's OpenAPI subset) lives in that API's module. Strict views
 report why a tool cannot be strict instead of raising: the provider then
 exports that tool with `strict: false`, and `toolkit lint` shows the reasons.
 What a view must drop (a default, a format, a length limit) is said in the
@@ -15,26 +17,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolkit._exceptions import ToolDefinitionError
 from toolkit._frozen import freeze
 from toolkit._schema import inline_root
 from toolkit._types import JsonSchema
 
 __all__ = [
+    "NULL",
     "STRICT_FORMATS",
     "STRICT_KEEP",
     "Dialect",
     "Strict",
     "StrictWalker",
-    "gemini_openapi",
+    "dropped_note",
     "is_wrapped",
     "ref_cycle",
+    "shown",
     "strip_meta",
+    "with_notes",
     "wrap_output",
 ]
 
-_GEMINI_FORMATS: Final = frozenset({"enum", "date-time"})
-_NULL: Final = {"type": "null"}
+NULL: Final = {"type": "null"}
 
 _META_KEYS: Final = frozenset({"$schema", "$id", "$comment"})
 
@@ -65,11 +68,11 @@ def strip_meta(schema: JsonSchema) -> JsonSchema:
     )
 
 
-def _show(value: Any) -> str:
+def shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _describe(schema: JsonSchema, notes: list[str]) -> JsonSchema:
+def with_notes(schema: JsonSchema, notes: list[str]) -> JsonSchema:
     """Append notes about dropped keywords to a schema's description."""
     if not notes:
         return schema
@@ -101,8 +104,8 @@ def _nullable(schema: JsonSchema) -> JsonSchema:
         key: inner.pop(key) for key in ("description", "title") if key in inner
     }
     if list(inner) == ["anyOf"]:
-        return {"anyOf": [*inner["anyOf"], dict(_NULL)], **outer}
-    return {"anyOf": [inner, dict(_NULL)], **outer}
+        return {"anyOf": [*inner["anyOf"], dict(NULL)], **outer}
+    return {"anyOf": [inner, dict(NULL)], **outer}
 
 
 # ---------------------------------------------------------------- strict views
@@ -200,13 +203,13 @@ class StrictWalker:
                     f"{path}: {_UNSTRICT[key]} cannot be strict in {self.provider}"
                 )
             else:
-                notes.extend(_note(key, value))
+                notes.extend(dropped_note(key, value))
         if schema.get("type") == "object":
             self._object(schema, out, path, depth=depth)
         if "$ref" in out and len(out) > 1:
             ref = out.pop("$ref")
             out = {"anyOf": [{"$ref": ref}], **out}
-        return _describe(out, notes)
+        return with_notes(out, notes)
 
     def _object(
         self, schema: JsonSchema, out: JsonSchema, path: str, *, depth: int
@@ -267,14 +270,14 @@ _UNSTRICT: Final = {
 }
 
 
-def _note(key: str, value: Any) -> list[str]:
+def dropped_note(key: str, value: Any) -> list[str]:
     """The description note for a keyword that a strict view drops."""
     notes: dict[str, Callable[[], str]] = {
-        "default": lambda: f"default: {_show(value)}",
+        "default": lambda: f"default: {shown(value)}",
         "minLength": lambda: f"at least {value} characters",
         "maxLength": lambda: f"at most {value} characters",
         "uniqueItems": lambda: "items must be unique",
-        "examples": lambda: f"examples: {', '.join(_show(item) for item in value)}",
+        "examples": lambda: f"examples: {', '.join(shown(item) for item in value)}",
         "deprecated": lambda: "deprecated",
         "contentEncoding": lambda: f"{value}-encoded",
         "minimum": lambda: f"minimum: {value}",
@@ -345,163 +348,6 @@ def ref_cycle(schema: JsonSchema) -> str | None:
                 seen.add(name)
                 stack.extend(graph.get(name, ()))
     return None
-
-
-# ---------------------------------------------------------------- Gemini
-
-
-def gemini_openapi(schema: JsonSchema, *, tool_name: str) -> JsonSchema:
-    """Gemini's older `parameters` form: the OpenAPI 3.0 subset.
-
-    `$ref`s are inlined, `anyOf [X, null]` becomes X with `nullable: true`,
-    enums become strings, `const` an enum of one, types are upper case, and
-    keywords the subset lacks (`additionalProperties`, exclusive bounds,
-    `multipleOf`, defaults, most formats) are dropped or said in the description.
-
-    Raises:
-        ToolDefinitionError: The schema is recursive, which this form cannot express.
-    """
-    return _Gemini(schema, tool_name).node(strip_meta(schema), ())
-
-
-class _Gemini:
-    def __init__(self, root: JsonSchema, tool_name: str) -> None:
-        self.defs: dict[str, Any] = root.get("$defs", {})
-        self.tool_name = tool_name
-
-    def node(self, schema: Any, refs: tuple[str, ...]) -> JsonSchema:
-        if not isinstance(schema, dict):
-            return {}
-        if "$ref" in schema:
-            return self._ref(schema, refs)
-        if "anyOf" in schema:
-            return self._union(schema, refs)
-        out: JsonSchema = {}
-        notes: list[str] = []
-        for key, value in schema.items():
-            self._keyword(key, value, out, notes, refs)
-        if "enum" in out:
-            out.update(_string_enum(out["enum"], out.get("type")))
-        return _describe(out, notes)
-
-    def _keyword(
-        self,
-        key: str,
-        value: Any,
-        out: JsonSchema,
-        notes: list[str],
-        refs: tuple[str, ...],
-    ) -> None:
-        if key == "type":
-            out["type"] = value.upper() if isinstance(value, str) else value
-            if value == "null":
-                out.pop("type")
-                out["nullable"] = True
-        elif key == "properties":
-            out["properties"] = {
-                name: self.node(item, refs) for name, item in value.items()
-            }
-        elif key == "items":
-            out["items"] = self.node(value, refs)
-        elif key == "const":
-            out["enum"] = [value]
-        elif key in ("format", "prefixItems"):
-            self._reshaped(key, value, out, notes, refs)
-        elif key in _GEMINI_KEEP:
-            out[key] = value
-        elif key not in _GEMINI_DROP:
-            notes.extend(_note(key, value))
-
-    def _reshaped(
-        self,
-        key: str,
-        value: Any,
-        out: JsonSchema,
-        notes: list[str],
-        refs: tuple[str, ...],
-    ) -> None:
-        """`format` (two values allowed) and `prefixItems` (no tuples in OpenAPI 3.0)."""
-        if key == "format" and value in _GEMINI_FORMATS:
-            out["format"] = value
-        elif key == "format":
-            notes.append(f"format: {value}")
-        else:
-            branches = [self.node(item, refs) for item in value]
-            out["items"] = {"anyOf": branches} if len(branches) > 1 else branches[0]
-            notes.append("items in order: " + ", ".join(_kind(item) for item in value))
-
-    def _ref(self, schema: JsonSchema, refs: tuple[str, ...]) -> JsonSchema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        if name in refs:
-            chain = " -> ".join((*refs[refs.index(name) :], name))
-            msg = (
-                f"Tool {self.tool_name!r} has a recursive type ({chain}), which Gemini's OpenAPI "
-                "`parameters` form cannot express. Export with the default schema (parametersJsonSchema)"
-            )
-            raise ToolDefinitionError(msg)
-        target = self.node(self.defs.get(name, {}), (*refs, name))
-        siblings = {key: value for key, value in schema.items() if key != "$ref"}
-        return {**target, **self.node(siblings, refs)} if siblings else target
-
-    def _union(self, schema: JsonSchema, refs: tuple[str, ...]) -> JsonSchema:
-        branches = [branch for branch in schema["anyOf"] if branch != _NULL]
-        nullable = len(branches) < len(schema["anyOf"])
-        rest = {key: value for key, value in schema.items() if key != "anyOf"}
-        if len(branches) == 1:
-            out = {**self.node(branches[0], refs), **self.node(rest, refs)}
-        else:
-            out = {
-                "anyOf": [self.node(branch, refs) for branch in branches],
-                **self.node(rest, refs),
-            }
-        if nullable:
-            out["nullable"] = True
-        return out
-
-
-_GEMINI_KEEP: Final = frozenset(
-    {
-        "description",
-        "nullable",
-        "enum",
-        "minItems",
-        "maxItems",
-        "required",
-        "minProperties",
-        "maxProperties",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-    }
-)
-_GEMINI_DROP: Final = frozenset(
-    {"additionalProperties", "$defs", "title", "propertyNames", "contentEncoding"}
-)
-
-
-def _string_enum(values: list[Any], kind: Any) -> JsonSchema:
-    """Gemini's enums are strings; a null member becomes `nullable`."""
-    out: JsonSchema = {
-        "enum": [
-            value if isinstance(value, str) else _show(value)
-            for value in values
-            if value is not None
-        ]
-    }
-    if None in values:
-        out["nullable"] = True
-    if kind != "STRING" or any(
-        not isinstance(value, str) for value in values if value is not None
-    ):
-        out["type"] = "STRING"
-        out["format"] = "enum"
-    return out
-
-
-def _kind(schema: Any) -> str:
-    return str(schema.get("type", "any")) if isinstance(schema, dict) else "any"
 
 
 # ---------------------------------------------------------------- MCP

@@ -26,6 +26,7 @@ from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
+from toolkit._types import JsonSchema
 from toolkit._views import model_description
 
 from ._common import (
@@ -39,7 +40,7 @@ from ._common import (
     pair,
 )
 from ._parts import as_text, b64, over_limit, parts_of
-from ._transform import gemini_openapi, strip_meta
+from ._transform import NULL, dropped_note, shown, strip_meta, with_notes
 
 __all__ = ["handle", "parse_calls", "results", "tools"]
 
@@ -72,7 +73,7 @@ def tools(
             declaration["parametersJsonSchema"] = strip_meta(item.parameters)
         else:
             declaration["parameters"] = freeze(
-                gemini_openapi(item.parameters, tool_name=item.name)
+                openapi_schema(item.parameters, tool_name=item.name)
             )
         declarations.append(FrozenDict(declaration))
     return FrozenList([FrozenDict(functionDeclarations=FrozenList(declarations))])
@@ -240,6 +241,166 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
                     f"parameter {name!r} is not a name Gemini accepts in `parameters` (letters, digits, '_', at most 64)",
                 )
         try:
-            gemini_openapi(item.parameters, tool_name=item.name)
+            openapi_schema(item.parameters, tool_name=item.name)
         except ToolDefinitionError as error:
             yield Finding(item.name, "gemini-openapi", str(error))
+
+
+# ---------------------------------------------------------------- the OpenAPI form
+
+
+def openapi_schema(schema: JsonSchema, *, tool_name: str) -> JsonSchema:
+    """Gemini's older `parameters` form: the OpenAPI 3.0 subset.
+
+    `$ref`s are inlined, `anyOf [X, null]` becomes X with `nullable: true`,
+    enums become strings, `const` an enum of one, types are upper case, and
+    keywords the subset lacks (`additionalProperties`, exclusive bounds,
+    `multipleOf`, defaults, most formats) are dropped or said in the description.
+
+    Raises:
+        ToolDefinitionError: The schema is recursive, which this form cannot express.
+    """
+    return _OpenAPI(schema, tool_name).node(strip_meta(schema), ())
+
+
+_OPENAPI_FORMATS: Final = frozenset({"enum", "date-time"})
+
+
+class _OpenAPI:
+    def __init__(self, root: JsonSchema, tool_name: str) -> None:
+        self.defs: dict[str, Any] = root.get("$defs", {})
+        self.tool_name = tool_name
+
+    def node(self, schema: Any, refs: tuple[str, ...]) -> JsonSchema:
+        if not isinstance(schema, dict):
+            return {}
+        if "$ref" in schema:
+            return self._ref(schema, refs)
+        if "anyOf" in schema:
+            return self._union(schema, refs)
+        out: JsonSchema = {}
+        notes: list[str] = []
+        for key, value in schema.items():
+            self._keyword(key, value, out, notes, refs)
+        if "enum" in out:
+            out.update(_string_enum(out["enum"], out.get("type")))
+        return with_notes(out, notes)
+
+    def _keyword(
+        self,
+        key: str,
+        value: Any,
+        out: JsonSchema,
+        notes: list[str],
+        refs: tuple[str, ...],
+    ) -> None:
+        if key == "type":
+            out["type"] = value.upper() if isinstance(value, str) else value
+            if value == "null":
+                out.pop("type")
+                out["nullable"] = True
+        elif key == "properties":
+            out["properties"] = {
+                name: self.node(item, refs) for name, item in value.items()
+            }
+        elif key == "items":
+            out["items"] = self.node(value, refs)
+        elif key == "const":
+            out["enum"] = [value]
+        elif key in ("format", "prefixItems"):
+            self._reshaped(key, value, out, notes, refs)
+        elif key in _OPENAPI_KEEP:
+            out[key] = value
+        elif key not in _OPENAPI_DROP:
+            notes.extend(dropped_note(key, value))
+
+    def _reshaped(
+        self,
+        key: str,
+        value: Any,
+        out: JsonSchema,
+        notes: list[str],
+        refs: tuple[str, ...],
+    ) -> None:
+        """`format` (two values allowed) and `prefixItems` (no tuples in OpenAPI 3.0)."""
+        if key == "format" and value in _OPENAPI_FORMATS:
+            out["format"] = value
+        elif key == "format":
+            notes.append(f"format: {value}")
+        else:
+            branches = [self.node(item, refs) for item in value]
+            out["items"] = {"anyOf": branches} if len(branches) > 1 else branches[0]
+            notes.append("items in order: " + ", ".join(_kind(item) for item in value))
+
+    def _ref(self, schema: JsonSchema, refs: tuple[str, ...]) -> JsonSchema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name in refs:
+            chain = " -> ".join((*refs[refs.index(name) :], name))
+            msg = (
+                f"Tool {self.tool_name!r} has a recursive type ({chain}), which Gemini's OpenAPI "
+                "`parameters` form cannot express. Export with the default schema (parametersJsonSchema)"
+            )
+            raise ToolDefinitionError(msg)
+        target = self.node(self.defs.get(name, {}), (*refs, name))
+        siblings = {key: value for key, value in schema.items() if key != "$ref"}
+        return {**target, **self.node(siblings, refs)} if siblings else target
+
+    def _union(self, schema: JsonSchema, refs: tuple[str, ...]) -> JsonSchema:
+        branches = [branch for branch in schema["anyOf"] if branch != NULL]
+        nullable = len(branches) < len(schema["anyOf"])
+        rest = {key: value for key, value in schema.items() if key != "anyOf"}
+        if len(branches) == 1:
+            out = {**self.node(branches[0], refs), **self.node(rest, refs)}
+        else:
+            out = {
+                "anyOf": [self.node(branch, refs) for branch in branches],
+                **self.node(rest, refs),
+            }
+        if nullable:
+            out["nullable"] = True
+        return out
+
+
+_OPENAPI_KEEP: Final = frozenset(
+    {
+        "description",
+        "nullable",
+        "enum",
+        "minItems",
+        "maxItems",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+    }
+)
+_OPENAPI_DROP: Final = frozenset(
+    {"additionalProperties", "$defs", "title", "propertyNames", "contentEncoding"}
+)
+
+
+def _string_enum(values: list[Any], kind: Any) -> JsonSchema:
+    """Gemini's enums are strings; a null member becomes `nullable`."""
+    out: JsonSchema = {
+        "enum": [
+            value if isinstance(value, str) else shown(value)
+            for value in values
+            if value is not None
+        ]
+    }
+    if None in values:
+        out["nullable"] = True
+    if kind != "STRING" or any(
+        not isinstance(value, str) for value in values if value is not None
+    ):
+        out["type"] = "STRING"
+        out["format"] = "enum"
+    return out
+
+
+def _kind(schema: Any) -> str:
+    return str(schema.get("type", "any")) if isinstance(schema, dict) else "any"
