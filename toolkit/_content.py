@@ -82,6 +82,18 @@ def _read(path: str | os.PathLike[str]) -> tuple[bytes, str]:
         return handle.read(), os.path.basename(os.fspath(path))
 
 
+def _read_media(
+    path: str | os.PathLike[str], kind: str, what: str, prefix: str
+) -> tuple[bytes, str]:
+    """A file's bytes and MIME type (from its bytes, then its extension), which must start with `prefix`."""
+    data, name = _read(path)
+    mime_type = sniff(data) or _guess(name)
+    if mime_type is None or not mime_type.startswith(prefix):
+        msg = f"{kind}.from_path: {os.fspath(path)!r} is not {what} ({mime_type or 'unknown type'})"
+        raise ContentError(msg)
+    return data, mime_type
+
+
 def _check_bytes(kind: str, data: object) -> bytes:
     if isinstance(data, (bytearray, memoryview)):
         return bytes(data)
@@ -170,11 +182,7 @@ class Image(Record):
             ContentError: The file is not an image.
             OSError: The file cannot be read.
         """
-        data, name = _read(path)
-        mime_type = sniff(data) or _guess(name)
-        if mime_type is None or not mime_type.startswith("image/"):
-            msg = f"Image.from_path: {os.fspath(path)!r} is not an image ({mime_type or 'unknown type'})"
-            raise ContentError(msg)
+        data, mime_type = _read_media(path, "Image", "an image", "image/")
         return cls(data=data, mime_type=mime_type)
 
     @classmethod
@@ -231,11 +239,7 @@ class Audio(Record):
             ContentError: The file is not audio.
             OSError: The file cannot be read.
         """
-        data, name = _read(path)
-        mime_type = sniff(data) or _guess(name)
-        if mime_type is None or not mime_type.startswith("audio/"):
-            msg = f"Audio.from_path: {os.fspath(path)!r} is not audio ({mime_type or 'unknown type'})"
-            raise ContentError(msg)
+        data, mime_type = _read_media(path, "Audio", "audio", "audio/")
         return cls(data=data, mime_type=mime_type)
 
     def __repr__(self) -> str:

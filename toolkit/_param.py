@@ -53,36 +53,8 @@ class Param(Record):
         deprecated: Marks the parameter deprecated (`deprecated: true`).
     """
 
-    __match_args__ = (
-        "description",
-        "title",
-        "examples",
-        "ge",
-        "gt",
-        "le",
-        "lt",
-        "multiple_of",
-        "min_length",
-        "max_length",
-        "pattern",
-        "format",
-        "deprecated",
-    )
-    __slots__ = (
-        "deprecated",
-        "description",
-        "examples",
-        "format",
-        "ge",
-        "gt",
-        "le",
-        "lt",
-        "max_length",
-        "min_length",
-        "multiple_of",
-        "pattern",
-        "title",
-    )
+    __match_args__ = ("description", "title", "examples", *CONSTRAINTS, "deprecated")
+    __slots__ = __match_args__
     description: str | None
     title: str | None
     examples: list[Any] | None

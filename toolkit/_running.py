@@ -323,10 +323,7 @@ def call_in_thread(
     except BaseException:  # an interrupt while waiting
         pool.abandon(job)
         raise
-    note = None if done else pool.abandon(job)
-    if note is not None:
-        raise TimedOut(note)
-    return job.outcome()
+    return _outcome(pool, job, done=done)
 
 
 async def in_thread(
@@ -360,6 +357,11 @@ async def in_thread(
     except BaseException:  # the caller's cancellation
         pool.abandon(job)
         raise
+    return _outcome(pool, job, done=done)
+
+
+def _outcome(pool: ThreadPool, job: _Job, *, done: bool) -> Any:
+    """The outcome of `job`, or `TimedOut` when the wait ended first (the job is abandoned)."""
     note = None if done else pool.abandon(job)
     if note is not None:
         raise TimedOut(note)

@@ -20,6 +20,7 @@ from typing import (
     Generic,
     ParamSpec,
     Protocol,
+    TypeGuard,
     TypeVar,
     overload,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "ToolDecorator",
     "check_name",
     "tool",
+    "valid_name",
 ]
 
 P = ParamSpec("P")
@@ -73,7 +75,7 @@ def check_name(name: object, *, function: str | None = None) -> str:
         ToolDefinitionError: The name is not a string matching
             `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
     """
-    if isinstance(name, str) and _NAME.fullmatch(name):
+    if valid_name(name):
         return name
     where = f" of {function}" if function else ""
     msg = (
@@ -82,6 +84,11 @@ def check_name(name: object, *, function: str | None = None) -> str:
         "Pass name= with such a name"
     )
     raise ToolDefinitionError(msg, function=function)
+
+
+def valid_name(name: object) -> TypeGuard[str]:
+    """Whether every supported API accepts `name` as a tool name."""
+    return isinstance(name, str) and _NAME.fullmatch(name) is not None
 
 
 class AITool(Record):

@@ -33,7 +33,7 @@ from ._running import (
     caller_cancelled,
     is_awaitable,
 )
-from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, check_name, tool
+from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, tool, valid_name
 from ._views import model_description
 
 if TYPE_CHECKING:
@@ -210,8 +210,8 @@ class ToolSet:
             ToolDefinitionError: Some prefixed name is not valid (too long, bad characters).
         """
         tools = list(self)
-        bad = [item.name for item in tools if not _valid_name(prefix + item.name)]
-        if bad or not _valid_name(prefix + "x"):
+        bad = [item.name for item in tools if not valid_name(prefix + item.name)]
+        if bad or not valid_name(prefix + "x"):
             listed = ", ".join(prefix + name for name in bad) or prefix
             msg = f"Prefix {prefix!r} makes invalid tool names: {listed}. Names start with a letter or underscore, use letters, digits, '_' or '-', and have at most 64 characters; use a shorter prefix"
             raise ToolDefinitionError(msg)
@@ -563,14 +563,6 @@ def _middleware_failure(error: BaseException, label: str, call: ToolCall) -> Too
         raise error
     log_failure("Middleware %r failed on tool %r", label, call.name, error=error)
     return ToolResult.error(error_text(error))
-
-
-def _valid_name(name: str) -> bool:
-    try:
-        check_name(name)
-    except ToolDefinitionError:
-        return False
-    return True
 
 
 def _not_a_tool(item: object) -> NotAToolError:

@@ -1074,22 +1074,24 @@ def _types(declared: Any) -> str:
     return " or ".join(declared) if isinstance(declared, list) else str(declared)
 
 
+_JSON_KINDS: Final = (
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+)
+
+
 def _json_kind(value: Any) -> str:
     """The JSON type of a value, or its Python type when it is not JSON (from a Python caller)."""
     if isinstance(value, _Foreign):
         return type(value.value).__name__
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
+    for cls, kind in _JSON_KINDS:  # bool before int: True is an int to Python
+        if isinstance(value, cls):
+            return kind
     if isinstance(value, dict):
         return "object" if _string_keys(value) else "dict with non-string keys"
     return type(value).__name__

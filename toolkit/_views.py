@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from ._tool import Tool
 
-__all__ = ["kept_view", "model_description"]
+__all__ = ["kept_view", "model_description", "named"]
 
 T = TypeVar("T")
 
@@ -25,6 +25,14 @@ def model_description(item: Tool[Any, Any]) -> str:
         return item.description
     paragraph = f"Returns: {returns}"
     return f"{item.description}\n\n{paragraph}" if item.description else paragraph
+
+
+def named(item: Tool[Any, Any]) -> dict[str, Any]:
+    """`{"name": ..., "description": ...}` of a tool, without a description when it has none."""
+    description = model_description(item)
+    if description:
+        return {"name": item.name, "description": description}
+    return {"name": item.name}
 
 
 def kept_view(

@@ -100,12 +100,9 @@ def as_text(part: Part, api: str, why: str) -> str:
 
 
 def _kind(part: Part) -> str | None:
-    if isinstance(part, Image):
-        return "image"
-    if isinstance(part, Audio):
-        return "audio"
-    if isinstance(part, File):
-        return "file"
+    for cls, kind in ((Image, "image"), (Audio, "audio"), (File, "file")):
+        if isinstance(part, cls):
+            return kind
     return None
 
 

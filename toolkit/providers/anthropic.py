@@ -26,7 +26,7 @@ from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
-from toolkit._views import model_description
+from toolkit._views import named
 
 from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import as_text, b64, over_limit, parts_of
@@ -60,10 +60,7 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
     used = {"tools": 0, "optional": 0, "unions": 0}
     definitions = []
     for item in as_tools(source):
-        definition: dict[str, Any] = {"name": item.name}
-        description = model_description(item)
-        if description:
-            definition["description"] = description
+        definition = named(item)
         schema = strip_meta(item.parameters)
         if strict:
             view = anthropic_strict(item.parameters)

@@ -27,7 +27,7 @@ from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
-from toolkit._views import model_description
+from toolkit._views import named
 
 from ._common import (
     MINTED_PREFIX,
@@ -65,10 +65,7 @@ def tools(
         raise ValueError(msg)
     declarations = []
     for item in as_tools(source):
-        declaration: dict[str, Any] = {"name": item.name}
-        description = model_description(item)
-        if description:
-            declaration["description"] = description
+        declaration = named(item)
         if schema == "json":
             declaration["parametersJsonSchema"] = strip_meta(item.parameters)
         else:
@@ -308,29 +305,27 @@ class _OpenAPI:
         elif key == "const":
             out["enum"] = [value]
         elif key in ("format", "prefixItems"):
-            self._reshaped(key, value, out, notes, refs)
+            added, said = self._reshaped(key, value, refs)
+            out.update(added)
+            notes.extend(said)
         elif key in _OPENAPI_KEEP:
             out[key] = value
         elif key not in _OPENAPI_DROP:
             notes.extend(dropped_note(key, value))
 
     def _reshaped(
-        self,
-        key: str,
-        value: Any,
-        out: JsonSchema,
-        notes: list[str],
-        refs: tuple[str, ...],
-    ) -> None:
-        """`format` (two values allowed) and `prefixItems` (no tuples in OpenAPI 3.0)."""
-        if key == "format" and value in _OPENAPI_FORMATS:
-            out["format"] = value
-        elif key == "format":
-            notes.append(f"format: {value}")
-        else:
-            branches = [self.node(item, refs) for item in value]
-            out["items"] = {"anyOf": branches} if len(branches) > 1 else branches[0]
-            notes.append("items in order: " + ", ".join(_kind(item) for item in value))
+        self, key: str, value: Any, refs: tuple[str, ...]
+    ) -> tuple[JsonSchema, list[str]]:
+        """`format` (two values allowed) and `prefixItems` (no tuples in OpenAPI 3.0): what to add, what to say."""
+        if key == "format":
+            if value in _OPENAPI_FORMATS:
+                return {"format": value}, []
+            return {}, [f"format: {value}"]
+        branches = [self.node(item, refs) for item in value]
+        items = {"anyOf": branches} if len(branches) > 1 else branches[0]
+        return {"items": items}, [
+            "items in order: " + ", ".join(_kind(item) for item in value)
+        ]
 
     def _ref(self, schema: JsonSchema, refs: tuple[str, ...]) -> JsonSchema:
         name = schema["$ref"].rsplit("/", 1)[-1]

@@ -33,7 +33,7 @@ from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._results import ToolCall, ToolResult
 from toolkit._schema import dangling_refs
-from toolkit._tool import Tool, check_name
+from toolkit._tool import Tool, check_name, valid_name
 from toolkit._validation import compile_check, jsonschema_validator
 from toolkit._views import model_description
 
@@ -348,7 +348,7 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
     """
     for item in tools:
         remote = item.remote_name
-        if remote is not None and not _valid_name(remote):
+        if remote is not None and not valid_name(remote):
             yield Finding(
                 item.name,
                 "mcp-renamed",
@@ -361,14 +361,6 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
                 "mcp-invalid",
                 f"MCP clients would refuse it, so it is left out of the MCP tools list: {problem}",
             )
-
-
-def _valid_name(name: str) -> bool:
-    try:
-        check_name(name)
-    except ToolDefinitionError:
-        return False
-    return True
 
 
 # The client and the server live in modules of their own; these names stay reachable from here.
