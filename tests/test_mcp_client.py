@@ -890,3 +890,25 @@ def test_image_bytes_survive_the_trip() -> None:
     )
     result = _result(mcp_types.CallToolResult(content=[block]))
     assert result.content == (Image(data=png, mime_type="image/png"),)
+
+
+def test_an_input_schema_without_a_type_is_an_object_schema() -> None:
+    from mcp import types as mcp_types
+
+    from toolkit.providers._mcp_client import _new_tool
+
+    definition = mcp_types.Tool(
+        name="find", input_schema={"properties": {"q": {"type": "string"}}}
+    )
+
+    async def execute(agent_id: str, call_id: str, args: Any) -> ToolResult:
+        return ToolResult(str(args))
+
+    made = _new_tool("find", definition, execute, {})
+    assert made.parameters == {
+        "type": "object",
+        "properties": {"q": {"type": "string"}},
+    }
+    assert made.execute("agent", "1", {"q": 1}) == ToolResult.error(
+        'Invalid arguments for tool "find":\n- q: expected string, got integer 1'
+    )

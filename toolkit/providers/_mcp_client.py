@@ -880,7 +880,14 @@ _HINTS: Final = (
 def _new_tool(
     name: str, definition: Any, execute: Any, options: dict[str, Any]
 ) -> Tool[Any, Any]:
-    """`Tool.new` from the remote definition; an output schema toolkit cannot use is dropped."""
+    """`Tool.new` from the remote definition; an output schema toolkit cannot use is dropped.
+
+    An `inputSchema` without a `type` (which MCP asks for, and some servers
+    leave out) is taken as the object schema it describes.
+    """
+    parameters = definition.input_schema
+    if isinstance(parameters, dict) and "type" not in parameters:
+        parameters = {"type": "object", **parameters}
     output = definition.output_schema
     if output is not None:
         returns = output.get("description")
@@ -890,7 +897,7 @@ def _new_tool(
             return Tool.new(
                 name=name,
                 description=definition.description or "",
-                parameters=definition.input_schema,
+                parameters=parameters,
                 execute_fn=execute,
                 output_schema=output,
                 **options,
@@ -903,7 +910,7 @@ def _new_tool(
     return Tool.new(
         name=name,
         description=definition.description or "",
-        parameters=definition.input_schema,
+        parameters=parameters,
         execute_fn=execute,
         **options,
     )
