@@ -10,7 +10,7 @@ import pytest
 
 from toolkit import Tool, ToolCall, ToolSet, tool
 from toolkit._execute import Invoker
-from toolkit._validation import is_large
+from toolkit._plan import is_large
 
 
 @tool

@@ -25,9 +25,9 @@ from ._results import ToolCall as ToolCall
 from ._results import ToolResult as ToolResult
 from ._results import Widget as Widget
 from ._results import WidgetUI as WidgetUI
-from ._schema import json_schema as json_schema
 from ._tool import AITool as AITool
 from ._tool import Tool as Tool
+from ._tool import json_schema as json_schema
 from ._tool import tool as tool
 from ._toolset import ToolSet as ToolSet
 

@@ -14,15 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ._content import PART_TYPES, is_content
 from ._context import Context
 from ._convert import Converter, Converters, null_stripper
 from ._defaults import fresh
-from ._exceptions import ContentError
-from ._json import TooDeep, encode, refers_to_itself, to_jsonable, type_name
 from ._log import log_failure
 from ._nodes import Field, ScalarType, TypeNode, UnionType
-from ._results import ToolResult, checked_result, error_text, safe_text
+from ._results import Refused, ToolResult, error_text, safe_text
 from ._scalars import to_float, to_int
 from ._types import JsonObject, JsonSchema
 from ._validation import (
@@ -35,26 +32,12 @@ from ._validation import (
 
 __all__ = [
     "Invoker",
-    "Refused",
     "error_text",
-    "normalise",
     "parse_arguments",
     "safe_text",
 ]
 
 _NO_ARGS: Final = ("", "null")
-
-
-class Refused(Exception):  # an outcome for the model, not a failure of toolkit
-    """Arguments that cannot be used, with the error result that says why.
-
-    Attributes:
-        result: The error result for the model.
-    """
-
-    def __init__(self, result: ToolResult) -> None:
-        super().__init__(result.text)
-        self.result = result
 
 
 def _refused_if_error(parsed: JsonObject | ToolResult) -> JsonObject:
@@ -394,54 +377,3 @@ def parse_arguments(name: str, args: Any) -> JsonObject | ToolResult:
 def _reject_constant(constant: str) -> Any:
     msg = f"{constant} is not a JSON value"
     raise ValueError(msg)
-
-
-# ------------------------------------------------------------------ results
-
-
-def normalise(value: Any, name: str) -> ToolResult:
-    """What a tool returned → a `ToolResult`: text as is, parts as content, other values as JSON.
-
-    Never raises (but for `KeyboardInterrupt`): a value that cannot be sent,
-    whatever its methods do when read, is an error result naming the tool
-    and the value's type.
-    """
-    if type(value) is str:
-        return ToolResult(value)
-    try:
-        if isinstance(value, ToolResult):
-            return checked_result(value, f'Tool "{name}"')
-        if isinstance(value, str):
-            return ToolResult(str.__str__(value))  # the text it holds; no override runs
-        if is_content(value):
-            return _content_result(value, name)
-        data = to_jsonable(value)
-        return ToolResult(encode(data), structured=data)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as error:  # the value's own code failed: this call's error
-        return _unsendable(value, name, error)
-
-
-def _unsendable(value: Any, name: str, error: BaseException) -> ToolResult:
-    if isinstance(error, TooDeep) and refers_to_itself(value):
-        reason = "it refers to itself"
-    elif type(error) in (TypeError, ValueError, TooDeep):  # toolkit's own reasons
-        reason = safe_text(error) or error_text(error)
-    else:
-        reason = error_text(error)
-    log_failure("The value that tool %r returned cannot be sent", name, error=error)
-    return ToolResult.error(
-        f'Tool "{name}" returned a value of type {type_name(value)} that cannot be sent as JSON: {reason}'
-    )
-
-
-def _content_result(value: Any, name: str) -> ToolResult:
-    """A returned part, or list of parts and strings → a result with `content`."""
-    items = (value,) if isinstance(value, PART_TYPES) else value
-    try:
-        return ToolResult.ok(content=items)
-    except ContentError as error:
-        return ToolResult.error(
-            f'Tool "{name}" returned content parts mixed with other values: {error}.'
-        )

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ._execute import normalise
 from ._json import to_jsonable, type_name
 from ._log import log_failure
-from ._results import ToolResult, error_text, safe_text
+from ._results import ToolResult, error_text, normalise, safe_text
 from ._types import JsonSchema
 from ._validation import Check, compile_check, describe_errors, jsonschema_validator
 

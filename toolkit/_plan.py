@@ -15,18 +15,19 @@ straight way, the same from sync and async code:
 Anything the tool raises is that call's error result (`failure`). The plan
 compiles on the first call, so that decoration stays cheap. The values of
 one call (`agent_id`, `call_id`, `deps`) travel as arguments of `execute` and
-`aexecute`, down to the `Context` that `bind` makes.
+`aexecute`, down to the `Context` that `bind` makes; the host, which the
+entry points enter around the call, travels in a context variable (`_host`),
+so that it reaches worker threads and nested calls without a parameter more.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ._exceptions import ToolError
-from ._execute import Invoker, Refused, normalise
 from ._log import log_failure, log_warning
-from ._results import ToolResult, error_text, safe_text
+from ._results import Refused, ToolResult, error_text, normalise, safe_text
 from ._running import (
     AWAITS_INLINE,
     Raised,
@@ -39,14 +40,14 @@ from ._running import (
     in_thread,
     is_awaitable,
 )
-from ._validation import is_large
 
 if TYPE_CHECKING:
+    from ._execute import Invoker
     from ._output import OutputCheck
     from ._signature import FunctionInfo
     from ._tool import ErrorFormatter, ExecuteFn, Tool
 
-__all__ = ["FunctionPlan", "Plan", "RawPlan"]
+__all__ = ["FunctionPlan", "Plan", "RawPlan", "is_large"]
 
 
 class Plan:
@@ -308,6 +309,10 @@ class FunctionPlan(Plan):
         )
 
     def _invoker_of(self, tool: Tool[Any, Any]) -> Invoker:
+        from ._execute import (
+            Invoker,  # with the checks and converters, on the first call
+        )
+
         info = self.info
         if tool.output_schema is not None and info.return_shown is not None:
             from ._output import OutputCheck
@@ -347,6 +352,8 @@ class RawPlan(Plan):
         return RawPlan(tool, self.raw)
 
     def _invoker_of(self, tool: Tool[Any, Any]) -> Invoker:
+        from ._execute import Invoker  # with the checks, on the first call
+
         return Invoker(name=tool.name, parameters=tool.parameters)
 
     def _target(self, invoker: Invoker) -> Callable[[dict[str, Any], str, str], Any]:
@@ -415,3 +422,53 @@ def _formatted(
     except BaseException as failure:  # the formatter's own bug
         log_failure("The error formatter failed on tool %r", made.name, error=failure)
         return ToolResult.error(error_text(failure))
+
+
+# ------------------------------------------------------------------ the size of arguments
+
+_LARGE: Final = 20_000
+"""Work units (container items; four characters of text, as a JSON-encoded
+string sent for a list may be decoded) above which checking a value can hold
+a thread for a millisecond or more."""
+_SMALL_SCALARS: Final = frozenset({int, float, bool, type(None)})
+
+
+def is_large(value: Any, budget: int = _LARGE) -> bool:
+    """Whether `value` is too big to check without noticeably holding up the caller.
+
+    The walk stops as soon as the budget is spent, so it costs at most
+    `budget` steps whatever the value's size, depth or cycles.
+    """
+    if type(value) is dict and len(value) < 64:  # the common call, inline
+        for item in value.values():
+            kind = type(item)
+            if kind is str:
+                if len(item) > 4096:
+                    break
+            elif kind not in _SMALL_SCALARS:
+                break
+        else:
+            return False  # a few scalars and short strings
+    try:
+        return _over_budget(value, budget)
+    except Exception:  # a Python caller's container whose own code raises
+        return True  # checked off the loop, where its error becomes the call's result
+
+
+def _over_budget(value: Any, budget: int) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) in _SMALL_SCALARS:
+            budget -= 1
+        elif isinstance(item, (str, bytes, bytearray)):
+            budget -= 1 + len(item) // 4
+        elif isinstance(item, (dict, list, tuple, set, frozenset)):
+            budget -= 1 + len(item)
+            if budget >= 0:
+                pending.extend(item.items() if isinstance(item, dict) else item)
+        else:
+            budget -= 1
+        if budget < 0:
+            return True
+    return False

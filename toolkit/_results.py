@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
-from ._content import Part, Text, as_parts, joined_text
-from ._json import type_name
+from ._content import PART_TYPES, Part, Text, as_parts, is_content, joined_text
+from ._exceptions import ContentError
+from ._json import TooDeep, encode, refers_to_itself, to_jsonable, type_name
+from ._log import log_failure
 from ._record import Record
 
 __all__ = [
     "UI",
+    "Refused",
     "TextUI",
     "ToolCall",
     "ToolResult",
@@ -23,6 +26,7 @@ __all__ = [
     "WidgetUI",
     "checked_result",
     "error_text",
+    "normalise",
     "safe_text",
 ]
 
@@ -230,3 +234,66 @@ def safe_text(value: object) -> str | None:
         raise
     except BaseException:  # a hostile __str__ must not break the call
         return None
+
+
+class Refused(Exception):  # an outcome for the model, not a failure of toolkit
+    """Arguments that cannot be used, with the error result that says why.
+
+    Attributes:
+        result: The error result for the model.
+    """
+
+    def __init__(self, result: ToolResult) -> None:
+        super().__init__(result.text)
+        self.result = result
+
+
+# ------------------------------------------------------------------ what a tool returned
+
+
+def normalise(value: Any, name: str) -> ToolResult:
+    """What a tool returned → a `ToolResult`: text as is, parts as content, other values as JSON.
+
+    Never raises (but for `KeyboardInterrupt`): a value that cannot be sent,
+    whatever its methods do when read, is an error result naming the tool
+    and the value's type.
+    """
+    if type(value) is str:
+        return ToolResult(value)
+    try:
+        if isinstance(value, ToolResult):
+            return checked_result(value, f'Tool "{name}"')
+        if isinstance(value, str):
+            return ToolResult(str.__str__(value))  # the text it holds; no override runs
+        if is_content(value):
+            return _content_result(value, name)
+        data = to_jsonable(value)
+        return ToolResult(encode(data), structured=data)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # the value's own code failed: this call's error
+        return _unsendable(value, name, error)
+
+
+def _unsendable(value: Any, name: str, error: BaseException) -> ToolResult:
+    if isinstance(error, TooDeep) and refers_to_itself(value):
+        reason = "it refers to itself"
+    elif type(error) in (TypeError, ValueError, TooDeep):  # toolkit's own reasons
+        reason = safe_text(error) or error_text(error)
+    else:
+        reason = error_text(error)
+    log_failure("The value that tool %r returned cannot be sent", name, error=error)
+    return ToolResult.error(
+        f'Tool "{name}" returned a value of type {type_name(value)} that cannot be sent as JSON: {reason}'
+    )
+
+
+def _content_result(value: Any, name: str) -> ToolResult:
+    """A returned part, or list of parts and strings → a result with `content`."""
+    items = (value,) if isinstance(value, PART_TYPES) else value
+    try:
+        return ToolResult.ok(content=items)
+    except ContentError as error:
+        return ToolResult.error(
+            f'Tool "{name}" returned content parts mixed with other values: {error}.'
+        )

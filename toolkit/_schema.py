@@ -4,7 +4,7 @@
 `$defs` as it meets them, so that the order of `$defs` follows the order of
 first use and the output is the same in every process. Named types are keyed
 by `__name__`, or by `module.qualname` when two different types share a name.
-`json_schema(tp)` is the public entry for one annotation.
+`schema_of(tp)` serves `toolkit.json_schema` for one annotation.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ __all__ = [
     "check_given_schemas",
     "dangling_refs",
     "inline_root",
-    "json_schema",
     "property_schema",
+    "schema_of",
 ]
 
 _REF_PREFIX: Final = "#/$defs/"
@@ -53,22 +53,8 @@ _LENGTHS: Final = {
 }
 
 
-def json_schema(annotation: Any) -> JsonSchema:
-    """The JSON Schema (Draft 2020-12) of a type annotation.
-
-    Named types (Enum, TypedDict, dataclass, NamedTuple, pydantic model) are
-    placed in `$defs` and referenced with `$ref`.
-
-    Args:
-        annotation: Any supported annotation: `int`, `list[str] | None`,
-            `Annotated[int, Param(ge=0)]`, a dataclass, ...
-
-    Returns:
-        The schema, JSON-ready.
-
-    Raises:
-        ToolDefinitionError: The annotation is not supported; the message says why.
-    """
+def schema_of(annotation: Any) -> JsonSchema:
+    """The JSON Schema of one annotation (`toolkit.json_schema`), JSON-ready and mutable."""
     from ._typing import Translator
 
     builder = SchemaBuilder()

@@ -29,6 +29,7 @@ from ._exceptions import ToolDefinitionError
 from ._frozen import freeze
 from ._host import hosted
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
+from ._plan import FunctionPlan, Plan, RawPlan
 from ._record import Record
 from ._results import ToolResult, Widget
 from ._types import JsonObject, JsonSchema
@@ -39,7 +40,6 @@ if TYPE_CHECKING:  # the modules that make and run tools load when first needed
 
     from ._callables import Target
     from ._docstrings import DocstringStyle
-    from ._plan import Plan
 
 __all__ = [
     "AITool",
@@ -48,6 +48,7 @@ __all__ = [
     "Tool",
     "ToolDecorator",
     "check_name",
+    "json_schema",
     "tool",
     "valid_name",
 ]
@@ -186,8 +187,6 @@ class Tool(Generic[P, R]):
         self.parameters = parameters
         self.__dict__.update(options)
         self.timeout = _check_timeout(self.timeout, name)
-        from ._plan import RawPlan
-
         self._use(RawPlan(self, execute_fn))
         # Views that providers keep with the tool (see _views.kept_view).
         self._views: dict[str, tuple[str, str, JsonSchema, str | None, Any]] = {}
@@ -398,6 +397,27 @@ def _no_execute_fn(agent_id: str, call_id: str, args: JsonObject) -> ToolResult:
     raise AssertionError  # pragma: no cover
 
 
+def json_schema(annotation: Any) -> JsonSchema:
+    """The JSON Schema (Draft 2020-12) of a type annotation.
+
+    Named types (Enum, TypedDict, dataclass, NamedTuple, pydantic model) are
+    placed in `$defs` and referenced with `$ref`.
+
+    Args:
+        annotation: Any supported annotation: `int`, `list[str] | None`,
+            `Annotated[int, Param(ge=0)]`, a dataclass, ...
+
+    Returns:
+        The schema, JSON-ready.
+
+    Raises:
+        ToolDefinitionError: The annotation is not supported; the message says why.
+    """
+    from ._schema import schema_of  # loaded with the rest of the schema code
+
+    return schema_of(annotation)
+
+
 def _check_timeout(timeout: float | None, name: str) -> float | None:
     if timeout is None:
         return None
@@ -477,9 +497,7 @@ def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
         if isinstance(target, Tool):
             msg = f"{target.name!r} is already a Tool; apply @tool once"
             raise ToolDefinitionError(msg)
-        from ._callables import resolve
-
-        resolved = resolve(target)
+        resolved = _definition().resolve(target)
         kind = ClassLevelTool if resolved.class_level else Tool
         try:
             return _from_function(kind, resolved, **options)
@@ -487,6 +505,23 @@ def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
             raise _too_deep(resolved.qualname) from None
 
     return decorate if func is None else decorate(func)
+
+
+class _Definition:
+    """The functions that read a function to make a tool, from modules loaded on the first `@tool`."""
+
+    def __init__(self) -> None:
+        from ._callables import is_async_callable, resolve
+        from ._signature import analyze
+
+        self.resolve = resolve
+        self.analyze = analyze
+        self.is_async_callable = is_async_callable
+
+
+@functools.cache
+def _definition() -> _Definition:
+    return _Definition()
 
 
 def _docstring_styles() -> tuple[str, ...]:
@@ -507,11 +542,8 @@ def _from_function(
     """A tool of `kind` made from `target`: its signature and docstring read, its plan a `FunctionPlan`."""
     qualname = target.qualname
     tool_name = check_name(name if name is not None else target.name, function=qualname)
-    from ._callables import is_async_callable
-    from ._plan import FunctionPlan
-    from ._signature import analyze
-
-    info = analyze(target, docstring_style=docstring_style)
+    definition = _definition()
+    info = definition.analyze(target, docstring_style=docstring_style)
     made = kind(
         name=tool_name,
         description=info.description if description is None else description,
@@ -522,7 +554,7 @@ def _from_function(
         **options,
     )
     func = target.call
-    is_async = is_async_callable(func)
+    is_async = definition.is_async_callable(func)
     if made.timeout is not None and not made.thread and not is_async:
         msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
         raise ToolDefinitionError(msg, function=qualname)

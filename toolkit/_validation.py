@@ -27,7 +27,6 @@ __all__ = [
     "Check",
     "compile_check",
     "describe_errors",
-    "is_large",
     "jsonschema_validator",
     "property_checks",
 ]
@@ -144,56 +143,6 @@ _TYPE_CHECKS: Final[dict[str, Check]] = {
     "array": _is_array,
     "object": _is_object,
 }
-
-
-# ------------------------------------------------------------------ size
-
-_LARGE: Final = 20_000
-"""Work units (container items; four characters of text, as a JSON-encoded
-string sent for a list may be decoded) above which checking a value can hold
-a thread for a millisecond or more."""
-_SMALL_SCALARS: Final = frozenset({int, float, bool, type(None)})
-
-
-def is_large(value: Any, budget: int = _LARGE) -> bool:
-    """Whether `value` is too big to check without noticeably holding up the caller.
-
-    The walk stops as soon as the budget is spent, so it costs at most
-    `budget` steps whatever the value's size, depth or cycles.
-    """
-    if type(value) is dict and len(value) < 64:  # the common call, inline
-        for item in value.values():
-            kind = type(item)
-            if kind is str:
-                if len(item) > 4096:
-                    break
-            elif kind not in _SMALL_SCALARS:
-                break
-        else:
-            return False  # a few scalars and short strings
-    try:
-        return _over_budget(value, budget)
-    except Exception:  # a Python caller's container whose own code raises
-        return True  # checked off the loop, where its error becomes the call's result
-
-
-def _over_budget(value: Any, budget: int) -> bool:
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if type(item) in _SMALL_SCALARS:
-            budget -= 1
-        elif isinstance(item, (str, bytes, bytearray)):
-            budget -= 1 + len(item) // 4
-        elif isinstance(item, (dict, list, tuple, set, frozenset)):
-            budget -= 1 + len(item)
-            if budget >= 0:
-                pending.extend(item.items() if isinstance(item, dict) else item)
-        else:
-            budget -= 1
-        if budget < 0:
-            return True
-    return False
 
 
 # ---------------------------------------------------------------- compiler
