@@ -157,24 +157,15 @@ class Context(Record, Generic[DepsT]):
         """
         messages = sampling_messages(prompt_or_messages)
         check_sampling(max_tokens, temperature, system)
-        method = host_method(self._host, "sample")
-        if method is None:
-            raise cannot(self, "ask the host's model for a completion")
-        try:
-            text = await awaited(
-                method(
-                    self,
-                    messages,
-                    system=system,
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                )
-            )
-        except ToolError:
-            raise
-        except Exception as error:  # the host's failure: the tool sees a ToolError
-            msg = "get a completion from its model"
-            raise host_failed(msg, error) from error
+        text = await self._ask(
+            "sample",
+            "ask the host's model for a completion",
+            "get a completion from its model",
+            messages,
+            system=system,
+            max_tokens=max_tokens,
+            temperature=temperature,
+        )
         if not isinstance(text, str):
             msg = f"The host answered the request for a completion with {type(text).__name__}, not text."
             raise ToolError(msg)
@@ -214,22 +205,33 @@ class Context(Record, Generic[DepsT]):
         from ._elicit import elicit_form
 
         form = elicit_form(schema)
-        method = host_method(self._host, "elicit")
-        if method is None:
-            raise cannot(self, "ask the user a question")
-        try:
-            answer = await awaited(method(self, message, form.copy_schema()))
-        except ToolError:
-            raise
-        except Exception as error:  # the host's failure: the tool sees a ToolError
-            msg = "ask the user"
-            raise host_failed(msg, error) from error
+        answer = await self._ask(
+            "elicit",
+            "ask the user a question",
+            "ask the user",
+            message,
+            form.copy_schema(),
+        )
         if not isinstance(answer, Elicited):
             msg = f"The host answered the question with {type(answer).__name__}, not an Elicited."
             raise ToolError(msg)
         if answer.action != "accept":
             return Elicited(answer.action)
         return Elicited("accept", form.read(answer.data))
+
+    async def _ask(
+        self, name: str, needs: str, failing: str, *args: Any, **kwargs: Any
+    ) -> Any:
+        """The answer of the host's method `name`; a `ToolError` when it has none or fails."""
+        method = host_method(self._host, name)
+        if method is None:
+            raise cannot(self, needs)
+        try:
+            return await awaited(method(self, *args, **kwargs))
+        except ToolError:
+            raise
+        except Exception as error:  # the host's failure: the tool sees a ToolError
+            raise host_failed(failing, error) from error
 
     @property
     def cancelled(self) -> bool:

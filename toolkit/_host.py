@@ -25,12 +25,14 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVa
 from ._exceptions import ToolError
 from ._log import log_failure, logger
 from ._record import Record
+from ._running import is_awaitable
 
 if TYPE_CHECKING:
     from ._context import Context
 
 __all__ = [
     "LEVELS",
+    "PYTHON_LEVELS",
     "Elicited",
     "Host",
     "HostScope",
@@ -54,7 +56,7 @@ LEVELS: Final = (
 )
 """The log levels of `Context.log`, least severe first (those of syslog and MCP)."""
 
-_PYTHON_LEVELS: Final = {
+PYTHON_LEVELS: Final = {
     "debug": 10,
     "info": 20,
     "notice": 25,
@@ -64,6 +66,7 @@ _PYTHON_LEVELS: Final = {
     "alert": 50,
     "emergency": 50,
 }
+"""The Python logging level of each of `LEVELS`, for records that go to the `toolkit` logger."""
 
 ACTIONS: Final = ("accept", "decline", "cancel")
 
@@ -220,7 +223,7 @@ def host_method(scope: HostScope | None, name: str) -> Callable[..., Any] | None
 
 async def awaited(value: Any) -> Any:
     """`value`, awaited when the host's method was async."""
-    if hasattr(type(value), "__await__"):
+    if is_awaitable(value):
         return await value
     return value
 
@@ -280,7 +283,7 @@ def log_record(
     """A log record without a host: on the `toolkit` logger, at the matching Python level."""
     extra = " ".join(f"{key}={value!r}" for key, value in data.items())
     logger().log(
-        _PYTHON_LEVELS[level],
+        PYTHON_LEVELS[level],
         "Tool %r (call %s): %s%s",
         context.tool_name,
         context.call_id,

@@ -29,7 +29,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from ._log import log_warning
 
@@ -47,6 +47,7 @@ __all__ = [
     "default_pool",
     "in_thread",
     "is_awaitable",
+    "is_seconds",
     "thread_waiting_here",
 ]
 
@@ -299,6 +300,11 @@ if hasattr(os, "register_at_fork"):  # POSIX
 
 
 # ------------------------------------------------------------------ waiting
+
+
+def is_seconds(value: object) -> TypeGuard[float]:
+    """Whether `value` can be a timeout: a positive int or float, not a bool."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and value > 0
 
 
 def is_awaitable(value: Any) -> bool:

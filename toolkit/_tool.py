@@ -32,6 +32,7 @@ from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
 from ._plan import FunctionPlan, Plan, RawPlan
 from ._record import Record
 from ._results import ToolResult, Widget
+from ._running import is_seconds
 from ._types import JsonObject, JsonSchema
 from ._views import model_description
 
@@ -421,11 +422,7 @@ def json_schema(annotation: Any) -> JsonSchema:
 def _check_timeout(timeout: float | None, name: str) -> float | None:
     if timeout is None:
         return None
-    if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, (int, float))
-        or not timeout > 0
-    ):
+    if not is_seconds(timeout):
         msg = f"timeout of tool {name!r} is {timeout!r}. Pass a positive number of seconds, or None"
         raise ToolDefinitionError(msg)
     return float(timeout)

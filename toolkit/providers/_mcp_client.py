@@ -45,7 +45,7 @@ from toolkit._exceptions import ToolDefinitionError
 from toolkit._json import encode
 from toolkit._log import log_failure, log_warning, logger
 from toolkit._results import ToolResult
-from toolkit._running import thread_waiting_here
+from toolkit._running import is_seconds, thread_waiting_here
 from toolkit._tool import Tool
 
 from ._mcp_client_host import HostBridge
@@ -182,12 +182,7 @@ async def connect(
 def _check_timeout(timeout: object) -> float | None:
     if timeout is None:
         return None
-    if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, (int, float))
-        or not timeout > 0
-        or not math.isfinite(timeout)
-    ):
+    if not is_seconds(timeout) or not math.isfinite(timeout):
         msg = f"timeout={timeout!r}: give a positive number of seconds, or None"
         raise ValueError(msg)
     return float(timeout)

@@ -20,31 +20,20 @@ flight), else a `Context` with empty `call_id` and `tool_name`.
 from __future__ import annotations
 
 import contextvars
-import inspect
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from toolkit._context import Context
 from toolkit._exceptions import ToolError
-from toolkit._execute import error_text, safe_text
+from toolkit._host import PYTHON_LEVELS, awaited
 from toolkit._log import log_failure, logger
+from toolkit._results import error_text, safe_text
 
 __all__ = ["HostBridge"]
 
 _CALL: contextvars.ContextVar[Context[Any] | None] = contextvars.ContextVar(
     "toolkit_mcp_call", default=None
 )
-
-_PYTHON_LEVELS: Final = {
-    "debug": 10,
-    "info": 20,
-    "notice": 25,
-    "warning": 30,
-    "error": 40,
-    "critical": 50,
-    "alert": 50,
-    "emergency": 50,
-}
 
 
 class HostBridge:
@@ -90,7 +79,7 @@ class HostBridge:
         async def progress(
             value: float, total: float | None, message: str | None
         ) -> None:
-            await self._ask(method, context, value, total, message)
+            await awaited(method(context, value, total, message))
 
         return progress
 
@@ -102,12 +91,6 @@ class HostBridge:
             return next(iter(self._in_flight.values()))
         return Context("mcp", "", "")
 
-    async def _ask(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        answer = method(*args, **kwargs)
-        if inspect.isawaitable(answer):
-            answer = await answer
-        return answer
-
     # ------------------------------------------------------------ callbacks
 
     async def _log(self, params: Any) -> None:
@@ -118,14 +101,14 @@ class HostBridge:
         method = self.method("log")
         if method is None:
             logger().log(
-                _PYTHON_LEVELS.get(level, 20),
+                PYTHON_LEVELS.get(level, PYTHON_LEVELS["info"]),
                 "MCP server %r: %s",
                 self.label,
                 message,
             )
             return
         try:
-            await self._ask(method, self._context(), level, message, extra)
+            await awaited(method(self._context(), level, message, extra))
         except Exception as error:  # the host's bug must not end the connection
             log_failure("The host's log failed", error=error)
 
@@ -139,13 +122,14 @@ class HostBridge:
             for message in params.messages
         ]
         try:
-            text = await self._ask(
-                method,
-                self._context(),
-                messages,
-                system=params.system_prompt,
-                max_tokens=params.max_tokens,
-                temperature=params.temperature,
+            text = await awaited(
+                method(
+                    self._context(),
+                    messages,
+                    system=params.system_prompt,
+                    max_tokens=params.max_tokens,
+                    temperature=params.temperature,
+                )
             )
         except Exception as error:  # the host's refusal or failure: the server's error
             return _refusal(types, "sample", error)
@@ -167,7 +151,7 @@ class HostBridge:
         ):  # a URL to open: this host answers questions, it opens no pages
             return types.ElicitResult(action="decline")
         try:
-            answer = await self._ask(method, self._context(), params.message, schema)
+            answer = await awaited(method(self._context(), params.message, schema))
         except Exception as error:  # the host's refusal or failure: the server's error
             return _refusal(types, "elicit", error)
         action = getattr(answer, "action", None)
@@ -187,7 +171,7 @@ class HostBridge:
         method = self.method("roots")
         assert method is not None  # declared only with it
         try:
-            found = await self._ask(method, self._context())
+            found = await awaited(method(self._context()))
             roots = [
                 types.Root.model_validate(
                     {"uri": item} if isinstance(item, str) else item

@@ -12,10 +12,9 @@ import stat
 import sys
 from typing import TYPE_CHECKING, Any
 
-from toolkit._execute import error_text, safe_text
 from toolkit._json import to_jsonable
 from toolkit._log import log_failure
-from toolkit._results import ToolResult
+from toolkit._results import ToolResult, error_text, safe_text
 from toolkit._tool import Tool
 
 from ._common import mint_id
