@@ -14,16 +14,15 @@ import hashlib
 import json
 import pathlib
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import anyio
 import pytest
 
+from tests.servers import free_port, wait_for_port
 from toolkit import (
     Context,
     DuplicateToolError,
@@ -394,12 +393,6 @@ def test_targets_and_options_that_do_not_fit(
 # ---------------------------------------------------------------- HTTP
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def http_server(port: int, target: str = TOOLS) -> Iterator[subprocess.Popen[bytes]]:
     process = subprocess.Popen(
@@ -409,15 +402,7 @@ def http_server(port: int, target: str = TOOLS) -> Iterator[subprocess.Popen[byt
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", port), timeout=0.2),
-            ):
-                break
-            assert process.poll() is None, "the server did not start"
-            time.sleep(0.05)
+        wait_for_port(process, port)
         yield process
     finally:
         if process.poll() is None:
@@ -426,7 +411,7 @@ def http_server(port: int, target: str = TOOLS) -> Iterator[subprocess.Popen[byt
 
 
 def test_http_server_calls_and_a_restart() -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
 
     async def main() -> None:

@@ -15,7 +15,6 @@ import contextlib
 import dataclasses
 import pathlib
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -29,6 +28,7 @@ import pytest
 from mcp.client import Client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from tests.servers import free_port, wait_for_port
 from toolkit import Context, ToolSet
 from toolkit.providers._mcp_host import _decode_state, _encode_state
 from toolkit.providers.mcp import build_server
@@ -386,15 +386,9 @@ def test_request_state_round_trips_and_garbage_reads_as_no_answers() -> None:
 # ------------------------------------------------------------------ over HTTP
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def served(*flags: str) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -411,17 +405,7 @@ def served(*flags: str) -> Iterator[str]:
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", port), timeout=0.2),
-            ):
-                break
-            assert process.poll() is None, (
-                process.stderr.read() if process.stderr else ""
-            )
-            time.sleep(0.05)
+        wait_for_port(process, port)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.send_signal(signal.SIGTERM)

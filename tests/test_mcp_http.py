@@ -29,6 +29,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
 
+from tests.servers import free_port
 from toolkit import __version__
 from toolkit.providers import mcp
 from toolkit.providers._mcp_http import transport_security
@@ -52,12 +53,6 @@ HEADERS = {
     "content-type": "application/json",
     "accept": "application/json, text/event-stream",
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _text(result: Any) -> str:
@@ -510,7 +505,7 @@ def _finish(process: subprocess.Popen[str], sig: int | None = None) -> tuple[int
 def serving(
     *args: str, env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    port = _free_port()
+    port = free_port()
     process = _serve("--http", f"127.0.0.1:{port}", *args, env=env)
     try:
         line = _first_line(process)
@@ -523,7 +518,7 @@ def serving(
 
 
 def test_serve_prints_where_and_how_on_stderr_and_sigterm_exits_0() -> None:
-    port = _free_port()
+    port = free_port()
     process = _serve("--http", f"127.0.0.1:{port}")
     line = _first_line(process)
     assert (

@@ -9,10 +9,8 @@ import json
 import pathlib
 import select
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -23,6 +21,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import TextContent
+
+from tests.servers import free_port, wait_for_port
 
 ROOT = pathlib.Path(__file__).parent.parent
 TARGET = str(ROOT / "tests" / "sample_tools.py")
@@ -42,15 +42,9 @@ async def stdio_session() -> AsyncIterator[ClientSession]:
         yield session
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def http_server() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -66,17 +60,7 @@ def http_server() -> Iterator[str]:
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", port), timeout=0.2),
-            ):
-                break
-            assert process.poll() is None, (
-                process.stderr.read() if process.stderr else ""
-            )
-            time.sleep(0.05)
+        wait_for_port(process, port)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.send_signal(signal.SIGTERM)

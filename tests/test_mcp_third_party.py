@@ -20,10 +20,8 @@ import os
 import pathlib
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
@@ -36,6 +34,7 @@ from openai.types.responses import FunctionToolParam
 
 from tests.conftest import assert_valid_schema
 from tests.providers.oracles import assert_round_trip, assert_typed_dict
+from tests.servers import free_port, wait_for_port
 from toolkit import Image, Resource, ResourceLink, Text, ToolResult, ToolSet, lint
 from toolkit.providers import mcp
 
@@ -300,12 +299,6 @@ def _node_env() -> dict[str, str]:
     return env
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def everything_over_http(port: int) -> Iterator[None]:
     assert NPX is not None  # needs_npx
@@ -318,15 +311,7 @@ def everything_over_http(port: int) -> Iterator[None]:
         start_new_session=True,  # npx starts node: stop both together
     )
     try:
-        deadline = time.monotonic() + LIMIT
-        while time.monotonic() < deadline:
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", port), timeout=0.2),
-            ):
-                break
-            assert process.poll() is None, "the server did not start"
-            time.sleep(0.1)
+        wait_for_port(process, port, limit=LIMIT, poll=0.1)
         yield
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -337,7 +322,7 @@ def everything_over_http(port: int) -> Iterator[None]:
 @needs_npx
 def test_server_everything_over_streamable_http() -> None:
     host = Progress()
-    port = _free_port()
+    port = free_port()
 
     async def main() -> None:
         async with mcp.connect(f"http://127.0.0.1:{port}/mcp", host=host) as tools:
