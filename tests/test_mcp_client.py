@@ -549,6 +549,37 @@ def test_a_changed_tool_list_refreshes_the_set_and_its_exports() -> None:
     run(main)
 
 
+def test_sets_composed_with_the_remote_set_follow_its_changes() -> None:
+    @tool
+    def local_note(text: str) -> str:
+        """Keep a note.
+
+        Args:
+            text: The note.
+        """
+        return text
+
+    async def main() -> None:
+        async with mcp.connect([sys.executable, SDK_SERVER]) as remote:
+            short = remote.filtered(lambda item: len(item.name) < 40)
+            agent_tools = ToolSet([local_note]) | short.prefixed("srv_")
+            before = agent_tools.export("anthropic")
+            assert "srv_fresh" not in agent_tools
+            assert (await call(remote, "grow", {"name": "fresh"})).text == "added fresh"
+            await until(lambda: "srv_fresh" in agent_tools)
+            after = agent_tools.export("anthropic")
+            assert [entry["name"] for entry in after] == [
+                *[entry["name"] for entry in before],
+                "srv_fresh",
+            ]
+            assert await call(agent_tools, "srv_fresh", {"value": 7}) == ToolResult(
+                "7", structured={"result": 7}
+            )
+            assert (await call(agent_tools, "local_note", {"text": "hi"})).text == "hi"
+
+    run(main)
+
+
 # ---------------------------------------------------------------- a ToolSet like any other
 
 

@@ -235,6 +235,74 @@ def test_filtered_select_without() -> None:
         tools.without("z")
 
 
+def test_composed_sets_follow_their_sources() -> None:
+    local, remote = ToolSet([make("a")]), ToolSet([make("b")])
+    both = local | remote
+    shown = both.prefixed("x_")
+    only_b = both.select("b")
+    no_a = both.without("a")
+    long_names = both.filtered(lambda item: len(item.name) > 1)
+    first_export = shown.export("openai")
+    kept_copy = shown["x_a"]
+
+    remote.add(make("bb"))
+    assert both.names == ["a", "b", "bb"]
+    assert shown.names == ["x_a", "x_b", "x_bb"]
+    assert shown["x_a"] is kept_copy  # an unchanged tool keeps its renamed copy
+    assert [
+        entry["function"]["name"] for entry in shown.export("openai")
+    ] == shown.names
+    assert shown.export("openai") is not first_export
+    assert no_a.names == ["b", "bb"]
+    assert long_names.names == ["bb"]
+    assert shown.execute("agent", "call", "x_bb", {}) == ToolResult("ok")
+
+    remote.remove("b")
+    assert both.names == ["a", "bb"]
+    assert shown.names == ["x_a", "x_bb"]
+    assert only_b.names == []  # the named tool left its source
+
+
+def test_a_change_composition_would_refuse_leaves_the_composed_set_as_it_was(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    local, remote = ToolSet([make("a")]), ToolSet([make("b")])
+    both = local | remote
+    prefix = "p" * 60 + "_"
+    shown = remote.prefixed(prefix)
+    remote.add(make("a"))  # now in both sources
+    assert both.names == ["a", "b"]
+    assert "keeps its tools" in caplog.text
+    assert "'a'" in caplog.text
+    remote.add(make("longer_name"))  # too long once prefixed
+    assert shown.names == [prefix + "b", prefix + "a"]
+    assert prefix + "longer_name" in caplog.text
+    remote.remove("a")
+    remote.remove("longer_name")
+    assert both.names == ["a", "b"]  # following again
+
+
+def test_a_composed_set_changed_by_hand_stops_following() -> None:
+    source = ToolSet([make("a")])
+    view = source.filtered(lambda item: True)
+    view.add(make("mine"))
+    source.add(make("b"))
+    assert view.names == ["a", "mine"]
+    assert source.names == ["a", "b"]
+
+
+def test_a_source_does_not_keep_its_composed_sets_alive() -> None:
+    import gc
+    import weakref
+
+    source = ToolSet([make("a")])
+    view = weakref.ref(source.prefixed("p_"))
+    gc.collect()
+    assert view() is None
+    source.add(make("b"))  # nothing left to follow
+    assert source.names == ["a", "b"]
+
+
 def test_derived_sets_keep_settings() -> None:
     formatter = lambda item, error: "hidden"  # noqa: E731
     tools = ToolSet([make("a")], max_output_chars=500, error_formatter=formatter)

@@ -3,8 +3,10 @@
 A set keeps insertion order everywhere, refuses a second tool under a taken
 name unless told `replace=True`, and is safe to use from several threads
 (mutations take a lock; reads work on snapshots). Composition (`|`,
-`prefixed`, `filtered`, `select`, `without`) returns new sets and checks
-names again. Exports are cached per (format, options) until the set changes.
+`prefixed`, `filtered`, `select`, `without`) returns new sets that check
+names again and follow their sources: when a source gains or loses a tool
+(an MCP server's list changed, say), every set composed from it is made
+again. Exports are cached per (format, options) until the set changes.
 `run` executes one turn of calls concurrently, one result per call, in call
 order, whatever any call does.
 """
@@ -12,6 +14,7 @@ order, whatever any call does.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
 
@@ -21,7 +24,7 @@ from ._exceptions import DuplicateToolError, NotAToolError, ToolDefinitionError
 from ._frozen import FrozenDict, FrozenList
 from ._host import current_scope, hosted
 from ._json import type_name
-from ._log import log_failure
+from ._log import log_failure, log_warning
 from ._options import DecoratorOptions
 from ._results import ToolCall, ToolResult, Widget, checked_result, error_text
 from ._running import (
@@ -81,6 +84,10 @@ class ToolSet:
         self._tools: dict[str, Tool[Any, Any]] = {}
         self._lock = threading.RLock()
         self._exports: dict[Any, Any] = {}
+        # Composition: how this set is made from its sources (None: it is
+        # not composed, or was changed by hand), and the sets made from it.
+        self._recipe: Callable[[], list[Tool[Any, Any]]] | None = None
+        self._views: weakref.WeakSet[ToolSet] = weakref.WeakSet()
         self._middleware: list[Middleware] = []
         self.max_output_chars = max_output_chars
         self.error_formatter = error_formatter
@@ -92,6 +99,9 @@ class ToolSet:
 
     def add(self, item: Tool[Any, Any], *, replace: bool = False) -> Tool[Any, Any]:
         """Register a tool; return it.
+
+        On a composed set, this ends its following of its sources: it keeps
+        the tools it has and the ones added by hand.
 
         Raises:
             DuplicateToolError: The name is taken and `replace` is False.
@@ -106,6 +116,8 @@ class ToolSet:
                 raise _duplicate(item, existing)
             self._tools[item.name] = item
             self._exports.clear()
+            self._recipe = None
+        self._changed()
         return item
 
     @overload
@@ -145,6 +157,8 @@ class ToolSet:
     def remove(self, name: str) -> Tool[Any, Any]:
         """Unregister and return the tool called `name`.
 
+        On a composed set, this ends its following of its sources, as `add` does.
+
         Raises:
             KeyError: No tool has that name.
         """
@@ -152,7 +166,10 @@ class ToolSet:
             if name not in self._tools:
                 raise KeyError(self._unknown(name))
             self._exports.clear()
-            return self._tools.pop(name)
+            self._recipe = None
+            removed = self._tools.pop(name)
+        self._changed()
+        return removed
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
@@ -187,50 +204,111 @@ class ToolSet:
 
     # ------------------------------------------------------------ composition
 
-    def _derive(self, tools: Iterable[Tool[Any, Any]]) -> ToolSet:
+    def _derive(
+        self, recipe: Callable[[], list[Tool[Any, Any]]], *sources: ToolSet
+    ) -> ToolSet:
+        """A set made by `recipe` from `self` (and `sources`), made again when they change."""
         derived = ToolSet(
-            tools,
+            recipe(),
             max_output_chars=self.max_output_chars,
             error_formatter=self.error_formatter,
         )
         derived._middleware = list(self._middleware)
         derived._pool = self._pool  # one limit on threads for a set and its views
+        derived._recipe = recipe
+        for source in (self, *sources):
+            source._views.add(derived)
         return derived
 
+    def _changed(self) -> None:
+        """Make every set composed from this one again."""
+        for view in list(self._views):
+            view._follow()
+
+    def _follow(self) -> None:
+        """Make this composed set again from its sources' tools as they are now.
+
+        A change that composition refuses (a name now in two sources, a
+        prefixed name now too long) leaves the set as it was, with a warning:
+        it happens in whatever changed a source, which cannot be told.
+        """
+        recipe = self._recipe
+        if recipe is None:
+            return
+        try:
+            fresh = _unique(recipe())
+        except ToolDefinitionError as error:
+            log_warning(
+                "A composed tool set keeps its tools, since its sources changed in a way it cannot follow: %s",
+                error,
+            )
+            return
+        self._assign(fresh)
+
+    def _assign(self, tools: dict[str, Tool[Any, Any]]) -> None:
+        """Hold exactly `tools`, in order, and tell the sets composed from this one."""
+        with self._lock:
+            if _same(self._tools, tools):
+                return
+            self._tools = tools
+            self._exports.clear()
+        self._changed()
+
     def __or__(self, other: ToolSet) -> ToolSet:
-        """A new set with the tools of both; a shared name raises `DuplicateToolError`."""
+        """A new set with the tools of both; a shared name raises `DuplicateToolError`.
+
+        The new set follows both: a tool either one gains or loses later is
+        gained or lost in the new set too.
+        """
         if not isinstance(other, ToolSet):
             return NotImplemented
-        return self._derive([*self, *other])
+        return self._derive(lambda: [*self, *other], other)
 
     def prefixed(self, prefix: str) -> ToolSet:
-        """A new set whose tools are named `prefix + name`.
+        """A new set whose tools are named `prefix + name`; it follows this one.
 
         Raises:
             ToolDefinitionError: Some prefixed name is not valid (too long, bad characters).
         """
-        tools = list(self)
-        bad = [item.name for item in tools if not valid_name(prefix + item.name)]
+        bad = [item.name for item in self if not valid_name(prefix + item.name)]
         if bad or not valid_name(prefix + "x"):
-            listed = ", ".join(prefix + name for name in bad) or prefix
-            msg = f"Prefix {prefix!r} makes invalid tool names: {listed}. Names start with a letter or underscore, use letters, digits, '_' or '-', and have at most 64 characters; use a shorter prefix"
-            raise ToolDefinitionError(msg)
-        return self._derive(item.renamed(prefix + item.name) for item in tools)
+            raise _bad_prefix(prefix, bad)
+        # id(source tool) -> (source tool, renamed copy): an unchanged tool
+        # keeps its copy, and with it the copy's export caches.
+        renamed: dict[int, tuple[Tool[Any, Any], Tool[Any, Any]]] = {}
+
+        def recipe() -> list[Tool[Any, Any]]:
+            tools = list(self)
+            bad = [item.name for item in tools if not valid_name(prefix + item.name)]
+            if bad:
+                raise _bad_prefix(prefix, bad)
+            made = {id(item): (item, _renamed(item, prefix, renamed)) for item in tools}
+            renamed.clear()
+            renamed.update(made)
+            return [copy for _, copy in made.values()]
+
+        return self._derive(recipe)
 
     def filtered(self, predicate: Callable[[Tool[Any, Any]], bool]) -> ToolSet:
-        """A new set with the tools for which `predicate(tool)` is true."""
-        return self._derive(item for item in self if predicate(item))
+        """A new set with the tools for which `predicate(tool)` is true; it follows this one."""
+        return self._derive(lambda: [item for item in self if predicate(item)])
 
     def select(self, *names: str) -> ToolSet:
-        """A new set with the named tools, in the order given.
+        """A new set with the named tools, in the order given; it follows this one.
+
+        A named tool that this set loses later leaves the new set too.
 
         Raises:
             KeyError: A name is not in this set.
         """
-        return self._derive(self[name] for name in names)
+        for name in names:
+            self[name]  # raises a KeyError that lists the available tools
+        return self._derive(
+            lambda: [found for name in names if (found := self.get(name)) is not None]
+        )
 
     def without(self, *names: str) -> ToolSet:
-        """A new set without the named tools.
+        """A new set without the named tools; it follows this one.
 
         Raises:
             KeyError: A name is not in this set.
@@ -238,7 +316,7 @@ class ToolSet:
         for name in names:
             self[name]  # raises a KeyError that lists the available tools
         dropped = set(names)
-        return self._derive(item for item in self if item.name not in dropped)
+        return self._derive(lambda: [item for item in self if item.name not in dropped])
 
     # ------------------------------------------------------------ views
 
@@ -563,6 +641,45 @@ def _middleware_failure(error: BaseException, label: str, call: ToolCall) -> Too
         raise error
     log_failure("Middleware %r failed on tool %r", label, call.name, error=error)
     return ToolResult.error(error_text(error))
+
+
+def _renamed(
+    item: Tool[Any, Any],
+    prefix: str,
+    made: dict[int, tuple[Tool[Any, Any], Tool[Any, Any]]],
+) -> Tool[Any, Any]:
+    kept = made.get(id(item))
+    if kept is not None and kept[0] is item:
+        return kept[1]
+    return item.renamed(prefix + item.name)
+
+
+def _bad_prefix(prefix: str, bad: list[str]) -> ToolDefinitionError:
+    listed = ", ".join(prefix + name for name in bad) or prefix
+    msg = f"Prefix {prefix!r} makes invalid tool names: {listed}. Names start with a letter or underscore, use letters, digits, '_' or '-', and have at most 64 characters; use a shorter prefix"
+    return ToolDefinitionError(msg)
+
+
+def _unique(tools: Iterable[Tool[Any, Any]]) -> dict[str, Tool[Any, Any]]:
+    """The tools by name, in order.
+
+    Raises:
+        DuplicateToolError: Two different tools share a name.
+    """
+    found: dict[str, Tool[Any, Any]] = {}
+    for item in tools:
+        existing = found.get(item.name)
+        if existing is not None and existing is not item:
+            raise _duplicate(item, existing)
+        found[item.name] = item
+    return found
+
+
+def _same(held: dict[str, Tool[Any, Any]], tools: dict[str, Tool[Any, Any]]) -> bool:
+    """Whether both hold the same tool objects in the same order."""
+    return list(held) == list(tools) and all(
+        held[name] is tools[name] for name in tools
+    )
 
 
 def _not_a_tool(item: object) -> NotAToolError:

@@ -619,17 +619,11 @@ class _Remote:
         return listed
 
     def _replace(self, listed: list[Any]) -> None:
-        """Make the set hold the listed tools, in order; an unchanged tool stays the same object."""
-        made = self._tools(listed)
-        toolset = self.toolset
-        with toolset._lock:
-            for name in toolset.names:
-                if name not in made:
-                    toolset.remove(name)
-            for name, item in made.items():
-                if toolset.get(name) is not item:
-                    toolset.add(item, replace=True)
-            toolset._exports.clear()
+        """Make the set hold the listed tools, in order; an unchanged tool stays the same object.
+
+        The sets composed from this one follow (`ToolSet._assign`).
+        """
+        self.toolset._assign(self._tools(listed))
 
     def _tools(self, listed: list[Any]) -> dict[str, Tool[Any, Any]]:
         known, self._known = self._known, {}
