@@ -117,7 +117,8 @@ class ToolSet:
             self._tools[item.name] = item
             self._exports.clear()
             self._recipe = None
-        self._changed()
+        if self._views:
+            self._changed()
         return item
 
     @overload
