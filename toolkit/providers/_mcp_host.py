@@ -151,12 +151,6 @@ class McpHost:
         """`sampling/createMessage`; the text of the client model's answer."""
         import mcp.types as types
 
-        self._check_client(
-            context,
-            types.ClientCapabilities(sampling=types.SamplingCapability()),
-            "sampling",
-            "ask the client's model for a completion",
-        )
         params = types.CreateMessageRequestParams(
             messages=[
                 types.SamplingMessage(
@@ -169,12 +163,15 @@ class McpHost:
             system_prompt=system,
             temperature=temperature,
         )
-        request = types.CreateMessageRequest(params=params)
-        if self._modern:
-            raw = self._answer_or_ask("sample", request)
-            result: Any = types.CreateMessageResult.model_validate(raw)
-        else:
-            result = await self._send(context, request, types.CreateMessageResult)
+        result = await self._ask(
+            context,
+            "sample",
+            types.CreateMessageRequest(params=params),
+            types.CreateMessageResult,
+            types.ClientCapabilities(sampling=types.SamplingCapability()),
+            "sampling",
+            "ask the client's model for a completion",
+        )
         return _text_of(result.content)
 
     # ------------------------------------------------------------ elicitation
@@ -185,28 +182,42 @@ class McpHost:
         """`elicitation/create` with a form; the user's answer as a JSON dict."""
         import mcp.types as types
 
-        self._check_client(
+        form = types.ElicitRequestFormParams(message=message, requested_schema=schema)
+        result = await self._ask(
             context,
+            "elicit",
+            types.ElicitRequest(params=form),
+            types.ElicitResult,
             types.ClientCapabilities(elicitation=types.ElicitationCapability()),
             "elicitation",
             "ask the user a question",
         )
-        request = types.ElicitRequest(
-            params=types.ElicitRequestFormParams(
-                message=message, requested_schema=schema
-            )
-        )
-        if self._modern:
-            result: Any = types.ElicitResult.model_validate(
-                self._answer_or_ask("elicit", request)
-            )
-        else:
-            result = await self._send(context, request, types.ElicitResult)
         if result.action != "accept":
             return Elicited(result.action)
         return Elicited("accept", dict(result.content or {}))
 
     # ------------------------------------------------------------ the two paths
+
+    async def _ask(
+        self,
+        context: Context[Any],
+        key: str,
+        request: Any,
+        result_type: Any,
+        capability: Any,
+        name: str,
+        what: str,
+    ) -> Any:
+        """Ask the client `request` and return its answer as `result_type`.
+
+        Up to 2025-11-25 the request goes over the session and is awaited;
+        from 2026-07-28 the answer comes with the client's next call, or the
+        call ends asking for it (see `_answer_or_ask`).
+        """
+        self._check_client(context, capability, name, what)
+        if self._modern:
+            return result_type.model_validate(self._answer_or_ask(key, request))
+        return await self._send(context, request, result_type)
 
     def _check_client(
         self, context: Context[Any], capability: Any, name: str, what: str
