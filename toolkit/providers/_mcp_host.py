@@ -164,13 +164,7 @@ class McpHost:
             temperature=temperature,
         )
         result = await self._ask(
-            context,
-            "sample",
-            types.CreateMessageRequest(params=params),
-            types.CreateMessageResult,
-            types.ClientCapabilities(sampling=types.SamplingCapability()),
-            "sampling",
-            "ask the client's model for a completion",
+            context, "sample", types.CreateMessageRequest(params=params)
         )
         return _text_of(result.content)
 
@@ -183,37 +177,21 @@ class McpHost:
         import mcp.types as types
 
         form = types.ElicitRequestFormParams(message=message, requested_schema=schema)
-        result = await self._ask(
-            context,
-            "elicit",
-            types.ElicitRequest(params=form),
-            types.ElicitResult,
-            types.ClientCapabilities(elicitation=types.ElicitationCapability()),
-            "elicitation",
-            "ask the user a question",
-        )
+        result = await self._ask(context, "elicit", types.ElicitRequest(params=form))
         if result.action != "accept":
             return Elicited(result.action)
         return Elicited("accept", dict(result.content or {}))
 
     # ------------------------------------------------------------ the two paths
 
-    async def _ask(
-        self,
-        context: Context[Any],
-        key: str,
-        request: Any,
-        result_type: Any,
-        capability: Any,
-        name: str,
-        what: str,
-    ) -> Any:
-        """Ask the client `request` and return its answer as `result_type`.
+    async def _ask(self, context: Context[Any], key: str, request: Any) -> Any:
+        """Ask the client `request` ("sample" or "elicit") and return its typed answer.
 
         Up to 2025-11-25 the request goes over the session and is awaited;
         from 2026-07-28 the answer comes with the client's next call, or the
         call ends asking for it (see `_answer_or_ask`).
         """
+        result_type, capability, name, what = _question(key)
         self._check_client(context, capability, name, what)
         if self._modern:
             return result_type.model_validate(self._answer_or_ask(key, request))
@@ -285,6 +263,30 @@ class McpHost:
         return types.InputRequiredResult(
             input_requests=self.pending, request_state=_encode_state(self._answers)
         )
+
+
+def _question(key: str) -> tuple[Any, Any, str, str]:
+    """What asking the client for `key` ("sample" or "elicit") takes.
+
+    Returns:
+        The answer's type, the client capability the question needs, the
+        capability's name and what the tool wants to do, for messages.
+    """
+    import mcp.types as types
+
+    if key == "sample":
+        return (
+            types.CreateMessageResult,
+            types.ClientCapabilities(sampling=types.SamplingCapability()),
+            "sampling",
+            "ask the client's model for a completion",
+        )
+    return (
+        types.ElicitResult,
+        types.ClientCapabilities(elicitation=types.ElicitationCapability()),
+        "elicitation",
+        "ask the user a question",
+    )
 
 
 def _refused(context: Context[Any], capability: str, what: str) -> ToolError:
