@@ -282,6 +282,34 @@ def test_a_change_composition_would_refuse_leaves_the_composed_set_as_it_was(
     assert both.names == ["a", "b"]  # following again
 
 
+def test_sources_changed_from_eight_threads_leave_the_composed_set_current() -> None:
+    left, right = ToolSet(), ToolSet()
+    both = (left | right).prefixed("p_")
+    tools = {side: [make(f"{side}_{i}") for i in range(40)] for side in ("l", "r")}
+    start = threading.Barrier(8)
+
+    def work(source: ToolSet, mine: list[Tool[Any, Any]]) -> None:
+        start.wait()
+        for item in mine:
+            source.add(item)
+        for item in mine[::2]:
+            source.remove(item.name)
+
+    threads = [
+        threading.Thread(target=work, args=(source, tools[side][k::4]))
+        for source, side in ((left, "l"), (right, "r"))
+        for k in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(both.names) == sorted(
+        "p_" + name for name in [*left.names, *right.names]
+    )
+    assert len(both) == 40
+
+
 def test_a_composed_set_changed_by_hand_stops_following() -> None:
     source = ToolSet([make("a")])
     view = source.filtered(lambda item: True)

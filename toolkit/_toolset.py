@@ -169,7 +169,8 @@ class ToolSet:
             self._exports.clear()
             self._recipe = None
             removed = self._tools.pop(name)
-        self._changed()
+        if self._views:
+            self._changed()
         return removed
 
     def __contains__(self, name: object) -> bool:
@@ -233,27 +234,39 @@ class ToolSet:
         prefixed name now too long) leaves the set as it was, with a warning:
         it happens in whatever changed a source, which cannot be told.
         """
-        recipe = self._recipe
-        if recipe is None:
-            return
-        try:
-            fresh = _unique(recipe())
-        except ToolDefinitionError as error:
-            log_warning(
-                "A composed tool set keeps its tools, since its sources changed in a way it cannot follow: %s",
-                error,
-            )
-            return
-        self._assign(fresh)
+        # Made under this set's lock, so that two sources changing at once
+        # cannot leave it as the older of the two made it; the sets composed
+        # from it are told after the lock is let go (they read this one).
+        with self._lock:
+            recipe = self._recipe
+            if recipe is None:
+                return
+            try:
+                fresh = _unique(recipe())
+            except ToolDefinitionError as error:
+                log_warning(
+                    "A composed tool set keeps its tools, since its sources changed in a way it cannot follow: %s",
+                    error,
+                )
+                return
+            changed = self._hold(fresh)
+        if changed:
+            self._changed()
 
     def _assign(self, tools: dict[str, Tool[Any, Any]]) -> None:
         """Hold exactly `tools`, in order, and tell the sets composed from this one."""
         with self._lock:
-            if _same(self._tools, tools):
-                return
-            self._tools = tools
-            self._exports.clear()
-        self._changed()
+            changed = self._hold(tools)
+        if changed:
+            self._changed()
+
+    def _hold(self, tools: dict[str, Tool[Any, Any]]) -> bool:
+        """Hold exactly `tools` (under the lock); whether that changed anything."""
+        if _same(self._tools, tools):
+            return False
+        self._tools = tools
+        self._exports.clear()
+        return True
 
     def __or__(self, other: ToolSet) -> ToolSet:
         """A new set with the tools of both; a shared name raises `DuplicateToolError`.
