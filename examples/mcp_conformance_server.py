@@ -285,3 +285,20 @@ async def test_elicitation_sep1330_enums(ctx: Context) -> str:
     """Ask the user to pick from every kind of choice."""
     answer = await ctx.elicit("Please pick your options", ENUMS)
     return f"Elicitation completed: action={answer.action}, content={answer.data}"
+
+
+RECONNECTION_SECONDS = 1.5
+"""How long `test_reconnection` works: longer than the 1 second `--sse-poll`
+that `make conformance` serves this file with, shorter than two of them."""
+
+
+@tools.tool
+async def test_reconnection() -> str:
+    """Work for longer than the server's SSE poll, so that the answer comes after a reconnection.
+
+    Served with `--sse-poll 1`, the server ends this call's event stream
+    after 1 second while the tool still works; the client reconnects with
+    `Last-Event-ID` and is sent the answer.
+    """
+    await asyncio.sleep(RECONNECTION_SECONDS)
+    return "Reconnection test completed"

@@ -418,6 +418,18 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
         help="close a session after this long without a request "
         f"(default: {http.DEFAULT_SESSION_IDLE_TIMEOUT:g})",
     )
+    flag(
+        "--sse-poll",
+        type=float,
+        metavar="SECONDS",
+        help="end a call's event stream after this long while the tool runs (again "
+        "each time); the client reconnects and gets the answer (proxies' idle timeouts)",
+    )
+    flag(
+        "--no-resume",
+        action="store_true",
+        help="keep no events for clients that reconnect with Last-Event-ID",
+    )
 
 
 def _size(text: str) -> int:
@@ -440,6 +452,8 @@ _HTTP_FLAGS: Final[dict[str, Any]] = {
     "stateless": False,
     "json_response": False,
     "workers": 1,
+    "sse_poll": None,
+    "no_resume": False,
 }
 
 
@@ -467,7 +481,10 @@ def _serve(tools: ToolSet, options: argparse.Namespace) -> int:
             "max_body": options.max_body,
             "max_sessions": options.max_sessions,
             "session_idle_timeout": options.session_idle_timeout,
+            "resumable": not options.no_resume,
         }
+        if options.sse_poll is not None:
+            extra["sse_poll"] = options.sse_poll
     try:
         _mcp_server.serve_tools(
             tools,

@@ -73,6 +73,8 @@ def asgi_app(
     max_body: int = DEFAULT_MAX_BODY,
     max_sessions: int | None = DEFAULT_MAX_SESSIONS,
     session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
+    resumable: bool = True,
+    sse_poll: float | None = None,
     path: str = "/mcp",
 ) -> Any:
     """The MCP server of `toolset` as an ASGI app: streamable HTTP at `path`, `GET /healthz`.
@@ -106,6 +108,16 @@ def asgi_app(
         max_sessions: Open sessions at most (503 beyond); None for no limit.
         session_idle_timeout: Seconds without a request after which a
             session is closed; None keeps it until the client ends it.
+        resumable: Keep each session's recent events in memory (bounded), so
+            that a 2025-11-25 client whose event stream ends before the
+            answer reconnects with `Last-Event-ID` and gets what it missed.
+            Sessions and event streams only: off when `stateless` or
+            `json_response`.
+        sse_poll: Seconds after which a call's event stream is ended while
+            its tool keeps running, and again each time as long, so that no
+            connection stays open longer (proxies with idle timeouts); the
+            client reconnects and gets the answer. Only for clients that
+            can resume (2025-11-25 and later); needs `resumable`.
         path: Where the MCP endpoint is.
 
     Raises:
@@ -115,7 +127,11 @@ def asgi_app(
     from ._mcp_server import build_server, require_mcp
 
     require_mcp()
+    from ._mcp_events import SSE_RETRY_MS, EventLog, Sessions
+
     _check_limits(max_body, max_sessions, session_idle_timeout)
+    resumable = resumable and not (stateless or json_response)
+    _check_poll(sse_poll, resumable)
     from mcp.server.streamable_http_manager import (
         StreamableHTTPASGIApp,
         StreamableHTTPSessionManager,
@@ -125,8 +141,12 @@ def asgi_app(
     from starlette.routing import Route
 
     server = build_server(
-        toolset, name=name or "toolkit", version=version or _version()
+        toolset,
+        name=name or "toolkit",
+        version=version or _version(),
+        sse_poll=sse_poll,
     )
+    events = EventLog() if resumable else None
     manager = StreamableHTTPSessionManager(
         app=server,
         json_response=json_response,
@@ -135,9 +155,14 @@ def asgi_app(
         max_request_body_size=max_body,
         session_idle_timeout=None if stateless else session_idle_timeout,
         max_sessions=max_sessions,
+        event_store=events,
+        retry_interval=SSE_RETRY_MS if events is not None else None,
     )
     app = App(manager)
-    endpoint: Any = app.endpoint(StreamableHTTPASGIApp(manager))
+    inner: Any = StreamableHTTPASGIApp(manager)
+    if events is not None:
+        inner = app.sessions = Sessions(inner, events, session_idle_timeout)
+    endpoint: Any = app.endpoint(inner)
 
     async def healthz(request: Any) -> Any:
         return JSONResponse({"status": "ok"})
@@ -182,6 +207,22 @@ def _check_limits(max_body: int, max_sessions: int | None, idle: float | None) -
         raise ValueError(msg)
     if idle is not None and not idle > 0:
         msg = f"session_idle_timeout must be a positive number of seconds or None, not {idle!r}"
+        raise ValueError(msg)
+
+
+def _check_poll(sse_poll: float | None, resumable: bool) -> None:
+    if sse_poll is None:
+        return
+    if not (
+        isinstance(sse_poll, (int, float)) and math.isfinite(sse_poll) and sse_poll > 0
+    ):
+        msg = f"sse_poll must be a positive number of seconds or None, not {sse_poll!r}"
+        raise ValueError(msg)
+    if not resumable:
+        msg = (
+            "sse_poll (--sse-poll) ends event streams that clients resume: it needs "
+            "sessions and event streams, so not stateless, json_response or resumable=False"
+        )
         raise ValueError(msg)
 
 
@@ -313,6 +354,7 @@ class App:
         self.inner: Any = None
         self.authenticated = False
         self.tool_count = 0
+        self.sessions: Any = None  # the session tracker of resumable streams
         self.in_flight = 0
         self._closing: Any = None  # an anyio Event, made on the event loop
 
@@ -604,6 +646,8 @@ def startup_line(plan: Plan, tool_count: int, authenticated: bool) -> str:
         parts.append("stateless")
     if options.get("json_response"):
         parts.append("JSON responses")
+    if options.get("sse_poll"):
+        parts.append(f"SSE poll {options['sse_poll']:g}s")
     if plan.workers > 1:
         parts.append(f"{plan.workers} workers")
     tools = f"{tool_count} tool{'s' if tool_count != 1 else ''}"

@@ -43,10 +43,13 @@ def build_server(
     name: str = "toolkit",
     version: str = "",
     agent_id: str = "mcp",
+    sse_poll: float | None = None,
 ) -> Any:
     """An `mcp` low-level `Server` that lists and calls the tools of `toolset`.
 
-    `name` and `version` are the `serverInfo` that clients are told.
+    `name` and `version` are the `serverInfo` that clients are told. With
+    `sse_poll`, a call's event stream is ended every `sse_poll` seconds while
+    its tool runs, where the transport lets it (a client that can resume).
 
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
@@ -77,9 +80,11 @@ def build_server(
         request_id = getattr(ctx, "request_id", None)
         call_id = str(request_id) if request_id is not None else mint_id()
         host = McpHost(ctx, params)
-        outcome = await toolset.aexecute(
+        call = toolset.aexecute(
             agent_id, call_id, params.name, params.arguments or {}, host=host
         )
+        close = getattr(ctx, "close_sse_stream", None) if sse_poll else None
+        outcome = await (call if close is None else _polled(call, close, sse_poll))
         if (
             host.pending
         ):  # 2026-07-28: the tool asked a question the client answers first
@@ -96,6 +101,30 @@ def build_server(
         "logging/setLevel", types.SetLevelRequestParams, on_set_level
     )
     return server
+
+
+async def _polled(call: Any, close: Any, seconds: Any) -> ToolResult:
+    """Await `call`, ending its event stream every `seconds` meanwhile.
+
+    The transport gives `close` only to requests whose client can resume
+    (it sent them the priming event); the client reconnects with
+    `Last-Event-ID` and is sent the answer. This is SSE polling: no
+    connection stays open longer than `seconds`, whatever the tool takes.
+    """
+    import anyio
+
+    async def poll() -> None:
+        while True:
+            await anyio.sleep(seconds)
+            await close()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(poll)
+        try:
+            outcome: ToolResult = await call
+        finally:
+            group.cancel_scope.cancel()
+    return outcome
 
 
 def _call_tool_result(
@@ -160,7 +189,8 @@ def serve(
             (something in front of the server authenticates its clients).
         **options: The options of `asgi_app` (`stateless`, `json_response`,
             `allowed_hosts`, `allowed_origins`, `auth`, `auth_settings`,
-            `max_body`, `max_sessions`, `session_idle_timeout`).
+            `max_body`, `max_sessions`, `session_idle_timeout`, `resumable`,
+            `sse_poll`).
 
     Raises:
         ImportError: The `mcp` package is not installed.
