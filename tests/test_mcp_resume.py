@@ -28,6 +28,7 @@ from toolkit.providers._mcp_events import (
 )
 
 GATES: dict[str, asyncio.Event] = {}
+CANCELLED: set[str] = set()
 tools = ToolSet()
 
 
@@ -38,7 +39,11 @@ async def gated(label: str) -> str:
     Args:
         label: The gate, and the answer's text.
     """
-    await GATES.setdefault(label, asyncio.Event()).wait()
+    try:
+        await GATES.setdefault(label, asyncio.Event()).wait()
+    except asyncio.CancelledError:
+        CANCELLED.add(label)
+        raise
     return f"done {label}"
 
 
@@ -110,14 +115,23 @@ async def post_events(
 
 
 async def resumed_answer(
-    client: httpx2.AsyncClient, url: str, last_event_id: str, headers: dict[str, str]
+    client: httpx2.AsyncClient,
+    url: str,
+    last_event_id: str,
+    headers: dict[str, str],
+    gate: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The JSON-RPC messages a GET with `Last-Event-ID` is sent, up to the first answer."""
+    """The JSON-RPC messages a GET with `Last-Event-ID` is sent, up to the first answer.
+
+    `gate` is opened once the first event of the resumed stream has come.
+    """
     found: list[dict[str, Any]] = []
     resume = {**headers, "accept": "text/event-stream", "last-event-id": last_event_id}
     async with client.stream("GET", url, headers=resume) as reply:
         assert reply.status_code == 200
         async for event in events(reply):
+            if gate is not None:
+                GATES[gate].set()
             if event.get("data"):
                 found.append(json.loads(event["data"]))
                 if "result" in found[-1] or "error" in found[-1]:
@@ -180,6 +194,60 @@ def test_the_stream_ends_mid_call_and_last_event_id_brings_the_answer() -> None:
     assert all(event.get("data", "") == "" for event in before)  # no answer yet
     assert after[-1]["id"] == 7
     assert after[-1]["result"]["content"][0]["text"] == "done resume"
+
+
+async def leave_mid_call(
+    client: httpx2.AsyncClient, url: str, body: Any, headers: dict[str, str]
+) -> str:
+    """POST a call, read its priming event, and disconnect; the event's id."""
+    async with client.stream("POST", url, json=body, headers=headers) as reply:
+        async for event in events(reply):
+            return event["id"]
+    raise AssertionError("no priming event")
+
+
+def test_a_client_whose_connection_drops_mid_call_comes_back_for_the_answer() -> None:
+    async def scenario() -> list[dict[str, Any]]:
+        GATES["dropped"] = asyncio.Event()
+        app = mcp.asgi_app(tools)
+        app.sessions.resume_window = LIMIT
+        async with (
+            served(app) as base,
+            httpx2.AsyncClient(timeout=LIMIT) as client,
+        ):
+            url = base + "/mcp"
+            headers = await opened(client, url, "2025-11-25")
+            body = call(3, "gated", label="dropped")
+            last = await leave_mid_call(client, url, body, headers)
+            (known,) = app.sessions.known.values()
+            while known.in_flight:  # until the server has seen the client leave
+                await asyncio.sleep(0.02)
+            # The tool answers only after the client has come back.
+            return await resumed_answer(client, url, last, headers, gate="dropped")
+
+    after = run(scenario())
+    assert after[-1]["result"]["content"][0]["text"] == "done dropped"
+    assert "dropped" not in CANCELLED
+
+
+def test_a_call_whose_client_does_not_come_back_is_cancelled() -> None:
+    async def scenario() -> bool:
+        app = mcp.asgi_app(tools)
+        app.sessions.resume_window = 0.1
+        async with (
+            served(app) as base,
+            httpx2.AsyncClient(timeout=LIMIT) as client,
+        ):
+            url = base + "/mcp"
+            headers = await opened(client, url, "2025-11-25")
+            await leave_mid_call(client, url, call(4, "gated", label="gone"), headers)
+            for _ in range(LIMIT * 50):
+                if "gone" in CANCELLED:
+                    return True
+                await asyncio.sleep(0.02)
+            return False
+
+    assert run(scenario())
 
 
 def test_a_session_speaks_its_negotiated_version_whatever_the_header_says() -> None:
@@ -276,8 +344,8 @@ def _streams_resumed(app: Any) -> bool:
     )
 
 
-def test_ending_a_session_forgets_its_events() -> None:
-    async def scenario() -> tuple[int, int, int]:
+def test_an_answer_sent_on_its_stream_is_not_kept() -> None:
+    async def scenario() -> int:
         app = mcp.asgi_app(tools)
         async with (
             served(app) as base,
@@ -285,14 +353,32 @@ def test_ending_a_session_forgets_its_events() -> None:
         ):
             url = base + "/mcp"
             headers = await opened(client, url, "2025-11-25")
-            await post_events(client, url, call(1, "quick"), headers)
-            kept = app.sessions.log.count
+            for request_id in range(1, 6):
+                await post_events(client, url, call(request_id, "quick"), headers)
+            return int(app.sessions.log.count)
+
+    assert run(scenario()) == 0
+
+
+def test_ending_a_session_forgets_its_events() -> None:
+    async def scenario() -> tuple[int, int, int]:
+        GATES["ended"] = asyncio.Event()
+        app = mcp.asgi_app(tools, sse_poll=0.05)
+        async with (
+            served(app) as base,
+            httpx2.AsyncClient(timeout=LIMIT) as client,
+        ):
+            url = base + "/mcp"
+            headers = await opened(client, url, "2025-11-25")
+            await post_events(client, url, call(1, "gated", label="ended"), headers)
+            kept = app.sessions.log.count  # the call's stream ended before the answer
             ended = await client.delete(url, headers=headers)
             assert ended.status_code == 200
+            GATES["ended"].set()
             return kept, app.sessions.log.count, len(app.sessions.known)
 
     kept, left, sessions = run(scenario())
-    assert kept >= 2  # the priming events and the answers
+    assert kept >= 1
     assert (left, sessions) == (0, 0)
 
 

@@ -45,6 +45,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 __all__ = [
     "DEFAULT_EVENTS",
     "DEFAULT_EVENTS_PER_STREAM",
+    "RESUME_WINDOW",
     "SSE_RETRY_MS",
     "EventLog",
     "Session",
@@ -59,6 +60,9 @@ DEFAULT_EVENTS: Final = 10_000
 
 SSE_RETRY_MS: Final = 1000
 """The `retry` of the priming event: how long a client waits before reconnecting."""
+
+RESUME_WINDOW: Final = 10.0
+"""Seconds that a client whose connection dropped mid-call has to come back for the answer."""
 
 _SESSION_HEADER: Final = b"mcp-session-id"
 _VERSION_HEADER: Final = b"mcp-protocol-version"
@@ -86,7 +90,16 @@ _current: contextvars.ContextVar[Session | None] = contextvars.ContextVar(
 class _Stream:
     """The events of one stream of one session, numbered from 0."""
 
-    __slots__ = ("done", "events", "next", "resumed", "session", "stream_id", "token")
+    __slots__ = (
+        "answer",
+        "done",
+        "events",
+        "next",
+        "resumed",
+        "session",
+        "stream_id",
+        "token",
+    )
 
     def __init__(self, session: Session, stream_id: str) -> None:
         self.session = session
@@ -97,6 +110,7 @@ class _Stream:
         self.events: deque[tuple[int, Any]] = deque()
         self.next = 0
         self.done = False
+        self.answer = -1  # the number of the answer's event, once done
         self.resumed = False
 
 
@@ -151,6 +165,7 @@ class EventLog(EventStore):
             self.count -= 1
         if isinstance(message, (JSONRPCResponse, JSONRPCError)) and not stream.done:
             stream.done = True
+            stream.answer = number
             self._running.pop(stream, None)
             self._finished[stream] = None
         self._trim()
@@ -181,6 +196,26 @@ class EventLog(EventStore):
         if stream is None or stream.done:
             return None
         return stream.resumed
+
+    def delivered(self, session: Session, chunk: bytes) -> None:
+        """Forget a call's stream once its answer went out: `chunk` is the last event a response sent.
+
+        Nobody needs a stream whose answer the client was sent, and answers
+        can be large: keeping every one until the total pushes it out would
+        hold thousands of them. (A client that loses its connection in the
+        very moment of the answer finds nothing to resume, and its request
+        fails instead of waiting.)
+        """
+        line = chunk.split(b"\n", 1)[0].strip()
+        token, _, number = line[4:].decode("latin-1").rpartition(".")
+        stream = self._tokens.get(token)
+        if (
+            stream is not None
+            and stream.session is session
+            and stream.done
+            and str(stream.answer) == number
+        ):
+            self._forget(stream)
 
     def drop(self, session: Session) -> None:
         """Forget the streams of a session that has ended."""
@@ -216,12 +251,39 @@ class Sessions:
         self.log = log
         self.idle_timeout = idle_timeout
         self.known: dict[str, Session] = {}
+        self.resume_window = RESUME_WINDOW
         self._pruned = time.monotonic()
 
     def current(self, scope: Any) -> Session | None:
         """The session of a request, by its `Mcp-Session-Id` header."""
         found = _header(scope, _SESSION_HEADER)
         return None if found is None else self.known.get(found.decode("latin-1"))
+
+    async def abandoned(self, scope: Any, body: bytes) -> bool:
+        """Whether a call whose client left before the answer is to be cancelled.
+
+        A disconnection is not a cancellation when the client can resume:
+        the specification asks clients to cancel with
+        `notifications/cancelled`, and connections drop on their own. So a
+        call whose stream the client can resume (it has an event id of it)
+        is cancelled only if the client does not come back for it, with
+        `Last-Event-ID`, within `resume_window` seconds; a client that
+        cannot resume cancels its call by leaving.
+        """
+        import anyio
+
+        session = self.current(scope)
+        stream_id = _request_id(body)
+        if session is None or stream_id is None:
+            return True
+        deadline = time.monotonic() + self.resume_window
+        while (state := self.log.resumed(session, stream_id)) is not None:
+            if state:
+                return False
+            if time.monotonic() >= deadline:
+                return True
+            await anyio.sleep(0.05)
+        return True  # answered already, or not kept: cancelling changes nothing then
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         session_id = _header(scope, _SESSION_HEADER)
@@ -245,11 +307,13 @@ class Sessions:
     async def _within(
         self, session: Session, scope: Any, receive: Any, send: Any
     ) -> int:
-        answer = {"status": 0}
+        answer: dict[str, Any] = {"status": 0, "event": b""}
 
         async def sending(message: Any) -> None:
             if message["type"] == "http.response.start":
                 answer["status"] = message["status"]
+            elif message.get("body", b"").startswith(b"id: "):
+                answer["event"] = message["body"]
             await send(message)
 
         session.in_flight += 1
@@ -260,13 +324,16 @@ class Sessions:
             _current.reset(token)
             session.in_flight -= 1
             session.last_seen = time.monotonic()
-        return answer["status"]
+        if answer["event"]:
+            self.log.delivered(session, answer["event"])
+        return int(answer["status"])
 
     async def _opening(self, scope: Any, receive: Any, send: Any) -> None:
         """A POST without a session: when it opens one, note its id and version."""
         session = Session()
         scanned = [0]
         opened = [False]
+        event = [b""]
 
         async def sending(message: Any) -> None:
             if message["type"] == "http.response.start":
@@ -275,10 +342,13 @@ class Sessions:
                     self._prune()
                     self.known[found.decode("latin-1")] = session
                     opened[0] = True
-            elif session.version is None and scanned[0] < _SCAN_LIMIT:
+            else:
                 body = message.get("body", b"")
-                scanned[0] += len(body)
-                session.version = _negotiated(body)
+                if body.startswith(b"id: "):
+                    event[0] = body
+                if session.version is None and scanned[0] < _SCAN_LIMIT:
+                    scanned[0] += len(body)
+                    session.version = _negotiated(body)
             await send(message)  # the version is known before the client reads it
 
         token = _current.set(session)
@@ -289,6 +359,8 @@ class Sessions:
             session.last_seen = time.monotonic()
             if not opened[0]:  # no session came of it: nothing to resume
                 self.log.drop(session)
+        if opened[0] and event[0]:
+            self.log.delivered(session, event[0])
 
     def _end(self, key: str) -> None:
         session = self.known.pop(key, None)
@@ -312,6 +384,17 @@ def _header(scope: Any, name: bytes) -> bytes | None:
     for key, value in scope.get("headers", ()):
         if key == name:
             return bytes(value)
+    return None
+
+
+def _request_id(body: bytes) -> str | None:
+    """The name of a request's stream (its JSON-RPC id), for a body of one request."""
+    try:
+        sent = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(sent, dict) and "method" in sent and "id" in sent:
+        return str(sent["id"])
     return None
 
 

@@ -444,7 +444,9 @@ class _Counted:
         The SDK keeps running a session's request after its client has
         disconnected: this sends the session the `notifications/cancelled`
         a client would, so that an async tool stops (a sync tool's thread
-        cannot be stopped: its result is dropped).
+        cannot be stopped: its result is dropped). A client that can resume
+        the call's stream has a while to come back for the answer first
+        (`Sessions.abandoned`).
         """
         body = bytearray()
         seen = {"left": False, "ended": False}
@@ -466,7 +468,9 @@ class _Counted:
 
         await self.inner(scope, receiving, sending)
         if seen["left"] and not seen["ended"] and _session_of(scope):
-            await self._cancel(scope, bytes(body))
+            sessions = self.app.sessions
+            if sessions is None or await sessions.abandoned(scope, bytes(body)):
+                await self._cancel(scope, bytes(body))
 
     async def _cancel(self, scope: Any, body: bytes) -> None:
         """Tell the session that the requests in `body` are abandoned, as its client would."""
