@@ -17,7 +17,16 @@ from typing import Any
 import httpx2
 import pytest
 
-from tests.test_mcp_http import HEADERS, LIMIT, _text, run, served, session
+from tests.test_mcp_http import (
+    HEADERS,
+    LIMIT,
+    _finish,
+    _serve,
+    _text,
+    run,
+    served,
+    session,
+)
 from toolkit import ToolSet
 from toolkit.providers import mcp
 from toolkit.providers._mcp_events import (
@@ -421,6 +430,24 @@ def test_sse_poll_needs_streams_that_clients_can_resume() -> None:
     for bad in (0, -1, float("nan")):
         with pytest.raises(ValueError, match="positive"):
             mcp.asgi_app(tools, sse_poll=bad)
+
+
+def test_the_command_line_takes_sse_poll_with_http_and_sessions_only() -> None:
+    code, err = _finish(_serve("--sse-poll", "5"))
+    assert code == 2
+    assert "--sse-poll: options of HTTP serving" in err
+    code, err = _finish(
+        _serve("--http", "127.0.0.1:1", "--sse-poll", "5", "--stateless")
+    )
+    assert code == 2
+    assert "sse_poll (--sse-poll)" in err
+
+
+def test_the_start_up_line_says_the_poll() -> None:
+    from toolkit.providers._mcp_http import Plan, startup_line
+
+    line = startup_line(Plan("127.0.0.1", 8000, {"sse_poll": 30.0}), 2, False)
+    assert line.endswith("(auth off, SSE poll 30s)")
 
 
 # ------------------------------------------------------------ the store's bounds
