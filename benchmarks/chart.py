@@ -2,10 +2,11 @@
 
     python benchmarks/chart.py benchmarks/results.json docs/images/benchmarks.png
 
-One panel per figure, one bar per library's median (log scale: the fastest
-and slowest paths differ by up to a thousand times), toolkit first and in
-colour, the peers in grey, the floors (the least the work can cost) hatched.
-Shorter is faster. matplotlib comes from benchmarks/requirements.txt.
+One row per goal: toolkit's median over the reference's median, both from the
+same run, as a dot (green when the goal is met, red when not) against the
+goal's bound (a black bar), on a log scale since the ratios run from about a
+thousandth to about ten. Lower is faster, except for calls per second, where
+the goal is a lower bound. matplotlib comes from benchmarks/requirements.txt.
 """
 
 from __future__ import annotations
@@ -14,12 +15,8 @@ import json
 import sys
 from typing import Any
 
-COLOURS = {
-    "toolkit": "#2e7d32",
-    "toolkit variant": "#81c784",
-    "peer": "#9e9e9e",
-    "floor": "#e0e0e0",
-}
+MET = "#2e7d32"
+MISSED = "#c62828"
 
 
 def draw(results: dict[str, Any], path: str) -> None:
@@ -27,68 +24,56 @@ def draw(results: dict[str, Any], path: str) -> None:
 
     matplotlib.use("Agg")  # files only, no window
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
+    from matplotlib.lines import Line2D
 
-    scenarios = results["scenarios"]
-    heights = [len(scenario["paths"]) + 1.2 for scenario in scenarios]
-    figure, axes = plt.subplots(
-        len(scenarios),
-        1,
-        figsize=(10, 0.32 * sum(heights) + 1.2),
-        gridspec_kw={"height_ratios": heights},
-        squeeze=False,  # a list of panels even for one figure (`--only`)
-    )
-    for axis, scenario in zip(axes[:, 0], scenarios, strict=True):
-        panel(axis, scenario)
-    figure.legend(
+    goals = results["goals"]
+    figure, axis = plt.subplots(figsize=(10, 0.42 * len(goals) + 1.6))
+    rows = range(len(goals))
+    for row, goal in zip(rows, goals, strict=True):
+        colour = MET if goal["met"] else MISSED
+        axis.plot(
+            [goal["limit"], goal["ratio"]], [row, row], color="#bdbdbd", linewidth=1
+        )
+        axis.plot([goal["limit"]], [row], marker="|", color="black", markersize=14)
+        axis.plot([goal["ratio"]], [row], marker="o", color=colour, markersize=7)
+        axis.text(
+            max(goal["ratio"], goal["limit"]) * 1.25,
+            row,
+            f"{goal['ratio']:.3g}×  (goal {goal['comparison']} {goal['limit']:g}×)",
+            va="center",
+            fontsize=8,
+            color=colour,
+        )
+    axis.axvline(1.0, color="#9e9e9e", linestyle=":", linewidth=1)
+    axis.set_xscale("log")
+    every = [goal["ratio"] for goal in goals] + [goal["limit"] for goal in goals]
+    axis.set_xlim(min(every) / 2, max(every) * 20)
+    axis.set_yticks(list(rows), [goal["goal"] for goal in goals], fontsize=8)
+    axis.invert_yaxis()
+    axis.tick_params(axis="x", labelsize=7)
+    axis.set_xlabel("toolkit's median / the reference's median, same run", fontsize=8)
+    for side in ("top", "right"):
+        axis.spines[side].set_visible(False)
+    axis.legend(
         handles=[
-            Patch(facecolor=colour, edgecolor="#616161", label=kind)
-            for kind, colour in COLOURS.items()
+            Line2D([], [], marker="o", color=MET, linestyle="", label="goal met"),
+            Line2D([], [], marker="o", color=MISSED, linestyle="", label="goal missed"),
+            Line2D([], [], marker="|", color="black", linestyle="", label="goal"),
         ],
-        loc="upper center",
-        ncol=len(COLOURS),
+        loc="lower right",
+        fontsize=8,
         frameon=False,
-        fontsize=9,
     )
     figure.suptitle(
-        f"Medians, shorter is faster (log scale). {results['machine'].replace('`', '')}",
+        f"Ratio goals, measured side by side. {results['machine'].replace('`', '')}",
         y=0.005,
         va="bottom",
         fontsize=8,
         color="#616161",
     )
-    figure.tight_layout(rect=(0, 0.02, 1, 0.97))
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
     figure.savefig(path, dpi=110)
     plt.close(figure)
-
-
-def panel(axis: Any, scenario: dict[str, Any]) -> None:
-    paths = scenario["paths"]
-    unit = scenario["unit"]
-    labels = [entry["library"] for entry in paths]
-    values = [entry["median"] for entry in paths]
-    rows = range(len(paths))
-    bars = axis.barh(
-        rows,
-        values,
-        color=[COLOURS[entry["kind"]] for entry in paths],
-        edgecolor="#616161",
-        linewidth=0.5,
-        hatch=None,
-    )
-    for bar, entry in zip(bars, paths, strict=True):
-        if entry["kind"] == "floor":
-            bar.set_hatch("//")
-    axis.set_xscale("log")
-    axis.set_yticks(list(rows), labels, fontsize=8)
-    axis.invert_yaxis()
-    axis.set_title(scenario["figure"], fontsize=9, loc="left")
-    axis.tick_params(axis="x", labelsize=7)
-    axis.set_xlim(min(values) / 2, max(values) * 6)
-    for row, value in zip(rows, values, strict=True):
-        axis.text(value * 1.08, row, f"{value:,.2f} {unit}", va="center", fontsize=7)
-    for side in ("top", "right"):
-        axis.spines[side].set_visible(False)
 
 
 def main() -> None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
+import typing
 from collections.abc import Callable
 from typing import Any
+
+import docstring_parser
 
 DOC = """Search the catalogue for products.
 
@@ -67,3 +71,65 @@ def tool_source(index: int) -> Callable[..., Any]:
     function.__name__ = f"search_{index}"
     function.__qualname__ = f"search_{index}"
     return function
+
+
+JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def naive_define(
+    function: Callable[..., Any], style: Any = docstring_parser.DocstringStyle.AUTO
+) -> dict[str, Any]:
+    """Name, description and JSON Schema as a hand-rolled definer derives them.
+
+    `inspect.signature`, `typing.get_type_hints`, `docstring_parser.parse` and a
+    dict built by hand, for the scalars and `X | None` of `make_search` only:
+    no checks, no error messages, no other types. Its output is the schema
+    toolkit derives for the same function.
+    """
+    signature = inspect.signature(function)
+    hints = typing.get_type_hints(function)
+    doc = docstring_parser.parse(function.__doc__ or "", style=style)
+    described = {param.arg_name: param.description for param in doc.params}
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for name, parameter in signature.parameters.items():
+        hint = hints[name]
+        members = typing.get_args(hint)
+        if type(None) in members:
+            (inner,) = [member for member in members if member is not type(None)]
+            schema: dict[str, Any] = {
+                "anyOf": [{"type": JSON_TYPES[inner]}, {"type": "null"}]
+            }
+        else:
+            schema = {"type": JSON_TYPES[hint]}
+        if parameter.default is inspect.Parameter.empty:
+            required.append(name)
+        else:
+            schema["default"] = parameter.default
+        if described.get(name):
+            schema["description"] = described[name]
+        properties[name] = schema
+    return {
+        "name": function.__name__,
+        "description": doc.short_description,
+        "parameters": {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
+        },
+    }
+
+
+def hand_check(args: dict[str, Any]) -> bool:
+    """The arguments of `add`, checked by hand: exactly a, b and c, each an int (not a bool)."""
+    a, b, c = args.get("a"), args.get("b"), args.get("c")
+    return (
+        len(args) == 3
+        and isinstance(a, int)
+        and not isinstance(a, bool)
+        and isinstance(b, int)
+        and not isinstance(b, bool)
+        and isinstance(c, int)
+        and not isinstance(c, bool)
+    )

@@ -6,10 +6,17 @@ right answer, and an invalid call is rejected without running the function.
 Timings are medians of interleaved repeats (path A, B, C, A, B, C, ...) with
 garbage collection off, so that drift on a noisy machine hits every path alike.
 
-    python benchmarks/run.py [--quick] [--markdown PATH] [--json PATH]
+Each goal is a ratio: toolkit's median over a peer's or a floor's median,
+both measured in this run. Absolute times drift on a shared machine by tens
+of percent from one run to the next; two paths timed in the same interleaved
+repeats drift together, so their ratio holds.
+
+    python benchmarks/run.py [--quick] [--markdown PATH] [--json PATH] [--serving PATH]
 
 `--json` writes every median with its library, call path and kind (toolkit,
-peer, floor); `benchmarks/chart.py` draws the chart the docs show from it.
+peer, floor) and every goal's ratio; `benchmarks/chart.py` draws the ratios
+against their goals from it. `--serving` adds the serving goals from the JSON
+that `benchmarks/serving.py` wrote.
 """
 
 from __future__ import annotations
@@ -45,11 +52,21 @@ class Path:
     samples: list[float] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Goal:
+    """toolkit's median over a reference's median, both from one scenario of this run."""
+
+    what: str
+    ours: str  # the library label of toolkit's path
+    reference: str  # the library label of the peer's or floor's path
+    limit: float  # the ratio must be at most this
+
+
 @dataclass
 class Scenario:
     figure: str
     unit: str
-    target: float
+    goals: list[Goal]
     toolkit: Path
     peers: list[Path]
     floors: list[Path]
@@ -178,10 +195,25 @@ def decorate_scenario() -> Scenario:
     ).tool_call_schema.model_json_schema()
     schema_ok(lc["properties"], lc["required"], "langchain")
     google = docstring_parser.DocstringStyle.GOOGLE
+    for style in (docstring_parser.DocstringStyle.AUTO, google):
+        naive = fixtures.naive_define(fixtures.make_search(), style)
+        check(
+            naive["parameters"] == dict(made.parameters)
+            and naive["description"] == made.description,
+            f"naive definer ({style.name}): the schema toolkit derives",
+        )
     return Scenario(
         figure="@tool on a 5-parameter function with a Google docstring",
         unit="us",
-        target=80,
+        goals=[
+            Goal("define vs pydantic-ai", "toolkit", "pydantic-ai", 0.10),
+            Goal(
+                "define vs naive stdlib + docstring_parser",
+                "toolkit",
+                "naive definer",
+                0.8,
+            ),
+        ],
         toolkit=Path("toolkit", "toolkit.tool(f)", each_fresh(tool)),
         peers=[
             Path("pydantic-ai", "pydantic_ai.Tool(f)", each_fresh(PaiTool)),
@@ -198,6 +230,16 @@ def decorate_scenario() -> Scenario:
             ),
         ],
         floors=[
+            Path(
+                "naive definer",
+                "inspect.signature + typing.get_type_hints + docstring_parser.parse(doc) + the schema dict by hand",
+                each_fresh(fixtures.naive_define),
+            ),
+            Path(
+                "naive definer (style given)",
+                "the same with docstring_parser.parse(doc, GOOGLE): told the style, which toolkit is not",
+                each_fresh(lambda f: fixtures.naive_define(f, google)),
+            ),
             Path(
                 "docstring_parser (style given)",
                 "docstring_parser.parse(doc, GOOGLE)",
@@ -244,14 +286,6 @@ def execute_scenario() -> Scenario:
         )
         return await oaa.on_invoke_tool(context, arguments)
 
-    def floor(args: dict[str, Any]) -> bool:
-        return (
-            len(args) == 3
-            and type(args.get("a")) is int
-            and type(args.get("b")) is int
-            and type(args.get("c")) is int
-        )
-
     loop = asyncio.new_event_loop()
     before = fixtures.CALLS["count"]
     check(
@@ -279,11 +313,28 @@ def execute_scenario() -> Scenario:
         "langchain valid/invalid",
     )
     check(fixtures.CALLS["count"] == before + 5, "invalid calls never ran the function")
+    check(
+        fixtures.hand_check(ARGS) and not fixtures.hand_check(BAD_ARGS),
+        "hand-written check verdicts",
+    )
     loop.close()
     return Scenario(
         figure="Tool.execute overhead over the bare call (sync, 3 scalar args)",
         unit="us",
-        target=3,
+        goals=[
+            Goal(
+                "execute overhead, async (the sync function in a worker thread, as the peers run it) vs the MCP SDK's async Tool.run",
+                "toolkit (async)",
+                "mcp",
+                0.5,
+            ),
+            Goal(
+                "execute overhead, sync, vs a hand-written isinstance check",
+                "toolkit",
+                "hand-written check",
+                8,
+            ),
+        ],
         toolkit=Path(
             "toolkit",
             'tool.execute("a", "c", args)',
@@ -314,8 +365,8 @@ def execute_scenario() -> Scenario:
         floors=[
             Path(
                 "hand-written check",
-                "type checks of the three arguments (no call)",
-                timed_sync(lambda: floor(ARGS)),
+                "isinstance checks of the three arguments and their count (no call)",
+                timed_sync(lambda: fixtures.hand_check(ARGS)),
             )
         ],
         extras=[
@@ -359,10 +410,19 @@ def validate_scenario() -> Scenario:
         fast(ARGS) is not None and _raises(lambda: fast(BAD_ARGS)),
         "fastjsonschema verdicts",
     )
+    check(
+        fixtures.hand_check(ARGS) and not fixtures.hand_check(BAD_ARGS),
+        "hand-written check verdicts",
+    )
     return Scenario(
         figure="validation of a valid call alone",
         unit="us",
-        target=1.5,
+        goals=[
+            Goal("validate vs fastjsonschema", "toolkit", "fastjsonschema", 1.0),
+            Goal(
+                "validate vs a hand-written check", "toolkit", "hand-written check", 3
+            ),
+        ],
         toolkit=Path(
             "toolkit",
             "tool.validate_args(args)",
@@ -380,7 +440,12 @@ def validate_scenario() -> Scenario:
                 "fastjsonschema",
                 "fastjsonschema.compile(schema)(args)",
                 timed_sync(lambda: fast(ARGS)),
-            )
+            ),
+            Path(
+                "hand-written check",
+                "isinstance checks of the three arguments and their count",
+                timed_sync(lambda: fixtures.hand_check(ARGS)),
+            ),
         ],
         number=20000,
     )
@@ -396,7 +461,14 @@ def import_scenario(quick: bool) -> Scenario:
     return Scenario(
         figure="import toolkit (above a bare interpreter)",
         unit="ms",
-        target=40,
+        goals=[
+            Goal(
+                "import toolkit vs importing its required dependencies",
+                "toolkit",
+                "required dependencies",
+                1.0,
+            )
+        ],
         toolkit=Path("toolkit", "import toolkit", cost("toolkit")),
         peers=[
             Path(
@@ -407,8 +479,17 @@ def import_scenario(quick: bool) -> Scenario:
             Path("pydantic-ai", "import pydantic_ai", cost("pydantic_ai")),
         ],
         floors=[
+            Path(
+                "required dependencies",
+                "import typing_extensions, docstring_parser (toolkit imports jsonschema only to word an invalid call's message)",
+                cost("typing_extensions, docstring_parser"),
+            ),
+            Path(
+                "every runtime dependency",
+                "import jsonschema, typing_extensions, docstring_parser",
+                cost("jsonschema, typing_extensions, docstring_parser"),
+            ),
             Path("asyncio", "import asyncio", cost("asyncio")),
-            Path("jsonschema", "import jsonschema", cost("jsonschema")),
         ],
         repeats=5 if quick else 15,
         number=1,
@@ -441,7 +522,14 @@ def export_scenarios() -> list[Scenario]:
     warm.export("openai")
 
     def first(n: int) -> float:
-        """A new set of the same tools, as the peers' paths reuse their tools."""
+        """A new set of the same tools, built in the timing, as the peers' paths reuse their tools."""
+        started = time.perf_counter()
+        for _ in range(n):
+            ToolSet(ours).export("openai")
+        return (time.perf_counter() - started) / n
+
+    def export_only(n: int) -> float:
+        """The same, with the set built before the timing."""
         total = 0.0
         for _ in range(n):
             fresh = ToolSet(ours)
@@ -507,20 +595,32 @@ def export_scenarios() -> list[Scenario]:
         Scenario(
             "export('openai') of a 500-tool set, first",
             "us",
-            400,
+            [
+                Goal(
+                    "first export of a new 500-tool set vs building the dicts",
+                    "toolkit",
+                    "500 dicts",
+                    1.0,
+                )
+            ],
             Path(
                 "toolkit",
-                "ToolSet(tools).export('openai'): a new set, tools made once (as for the peers)",
+                "ToolSet(tools).export('openai'): a new set built in the timing, tools made once (as for the peers)",
                 first,
             ),
             peers,
             [floor],
             extras=[
                 Path(
+                    "toolkit (set built before)",
+                    "tools.export('openai') of a new ToolSet(tools) built before the timing",
+                    export_only,
+                ),
+                Path(
                     "toolkit (just-made tools)",
                     "ToolSet(500 tools made just before, untimed).export('openai'): memory still cold from making them",
                     cold,
-                )
+                ),
             ],
             number=5,
             repeats=15,
@@ -529,7 +629,11 @@ def export_scenarios() -> list[Scenario]:
         Scenario(
             "export('openai') of a 500-tool set, repeated",
             "us",
-            5,
+            [
+                Goal(
+                    "repeated export vs openai-agents", "toolkit", "openai-agents", 0.01
+                )
+            ],
             Path(
                 "toolkit",
                 "tools.export('openai'), cached",
@@ -615,7 +719,15 @@ def run_scenario() -> Scenario:
     return Scenario(
         figure="ToolSet.run of 1,000 calls that each await 10 ms",
         unit="ms",
-        target=25,
+        goals=[
+            Goal(
+                "1,000-call fan-out vs bare asyncio.gather",
+                "toolkit",
+                "asyncio.gather",
+                1.05,
+            ),
+            Goal("1,000-call fan-out vs pydantic-ai", "toolkit", "pydantic-ai", 1.0),
+        ],
         toolkit=Path("toolkit", "await tools.run(agent, calls)", whole(ours)),
         peers=[
             Path(
@@ -642,23 +754,147 @@ def scaled(value: float, unit: str) -> float:
     return value * (1e6 if unit == "us" else 1e3)
 
 
-def report(scenarios: list[Scenario]) -> str:
-    lines = [
-        "| figure | toolkit | target | met | fastest peer | peer / toolkit | floor | toolkit / floor |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+def path_of(scenario: Scenario, library: str) -> Path:
+    for path in [scenario.toolkit, *scenario.extras, *scenario.peers, *scenario.floors]:
+        if path.library == library:
+            return path
+    raise KeyError(f"{scenario.figure}: no path {library!r}")
+
+
+def goal_rows(scenarios: list[Scenario]) -> list[dict[str, Any]]:
+    """Every goal of the measured scenarios: the ratio and the two medians it came from."""
+    rows = []
     for scenario in scenarios:
-        unit = scenario.unit
-        ours = scaled(scenario.results["toolkit"], unit)
-        peer = min(scenario.peers, key=lambda path: scenario.results[path.library])
-        peer_value = scaled(scenario.results[peer.library], unit)
-        floor = min(scenario.floors, key=lambda path: scenario.results[path.library])
-        floor_value = scaled(scenario.results[floor.library], unit)
-        met = "yes" if ours <= scenario.target else "**no**"
-        lines.append(
-            f"| {scenario.figure} | {ours:,.2f} {unit} | ≤ {scenario.target:g} {unit} | {met} | {peer.library} {peer_value:,.2f} {unit} "
-            f"| {peer_value / ours:,.1f}× | {floor.library} {floor_value:,.2f} {unit} | {_ratio(ours, floor_value)} |"
+        for goal in scenario.goals:
+            ours = scenario.results[goal.ours]
+            reference = scenario.results[goal.reference]
+            ratio = ours / reference
+            rows.append(
+                {
+                    "goal": goal.what,
+                    "figure": scenario.figure,
+                    "ratio": ratio,
+                    "comparison": "≤",
+                    "limit": goal.limit,
+                    "met": ratio <= goal.limit,
+                    "toolkit": side(scenario, goal.ours),
+                    "reference": side(scenario, goal.reference),
+                    "source": "benchmarks/run.py",
+                }
+            )
+    return rows
+
+
+def side(scenario: Scenario, library: str) -> dict[str, Any]:
+    return {
+        "library": library,
+        "how": path_of(scenario, library).how,
+        "median": scaled(scenario.results[library], scenario.unit),
+        "unit": scenario.unit,
+    }
+
+
+TOOLKIT_SERVER = "toolkit serve (default)"
+SDK_SERVER = "MCP SDK MCPServer (default)"
+TOOLKIT_STDIO = "toolkit serve (stdio)"
+SDK_STDIO = "MCP SDK MCPServer (stdio)"
+
+
+def serving_rows(path: str) -> tuple[list[dict[str, Any]], str]:
+    """The two serving goals, from the JSON `benchmarks/serving.py --json` wrote.
+
+    Returns the rows (none if the file or a figure is missing) and that run's
+    machine line.
+    """
+    if not os.path.exists(path):
+        return [], ""
+    with open(path, encoding="utf-8") as source:
+        serving = json.load(source)
+    rows = []
+    load = {entry["label"]: entry for entry in serving.get("load", [])}
+    if TOOLKIT_SERVER in load and SDK_SERVER in load:
+        ours, sdk = load[TOOLKIT_SERVER], load[SDK_SERVER]
+        ratio = ours["calls_per_s"] / sdk["calls_per_s"]
+        rows.append(
+            {
+                "goal": "MCP streamable HTTP calls/s vs the SDK's MCPServer (p99 no worse)",
+                "figure": "MCP server, streamable HTTP, one tool, 20 concurrent sessions",
+                "ratio": ratio,
+                "comparison": "≥",
+                "limit": 1.2,
+                "met": ratio >= 1.2 and ours["p99_ms"] <= sdk["p99_ms"],
+                "toolkit": served(TOOLKIT_SERVER, ours),
+                "reference": served(SDK_SERVER, sdk),
+                "source": "benchmarks/serving.py",
+            }
         )
+    cold = serving.get("cold", {})
+    if TOOLKIT_STDIO in cold and SDK_STDIO in cold:
+        ratio = cold[TOOLKIT_STDIO] / cold[SDK_STDIO]
+        rows.append(
+            {
+                "goal": "stdio cold start to the first tools/list vs MCPServer",
+                "figure": "toolkit serve FILE over stdio, start to the first tools/list answer",
+                "ratio": ratio,
+                "comparison": "≤",
+                "limit": 1.05,
+                "met": ratio <= 1.05,
+                "toolkit": started(TOOLKIT_STDIO, cold[TOOLKIT_STDIO]),
+                "reference": started(SDK_STDIO, cold[SDK_STDIO]),
+                "source": "benchmarks/serving.py",
+            }
+        )
+    return rows, str(serving.get("machine", ""))
+
+
+def served(label: str, entry: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "library": label,
+        "how": f"calls/s, p99 {entry['p99_ms']:,.0f} ms",
+        "median": entry["calls_per_s"],
+        "unit": "calls/s",
+        "p99_ms": entry["p99_ms"],
+    }
+
+
+def started(label: str, seconds: float) -> dict[str, Any]:
+    return {
+        "library": label,
+        "how": "spawn to the first tools/list answer",
+        "median": seconds * 1e3,
+        "unit": "ms",
+    }
+
+
+def ratio_text(ratio: float) -> str:
+    return f"{ratio:.3g}×"
+
+
+def median_text(entry: dict[str, Any]) -> str:
+    text = f"{entry['median']:,.2f} {entry['unit']}"
+    if "p99_ms" in entry:
+        text += f", p99 {entry['p99_ms']:,.0f} ms"
+    return text
+
+
+def report(
+    scenarios: list[Scenario], goals: list[dict[str, Any]], serving_machine: str
+) -> str:
+    lines = [
+        "| goal | ratio | goal | met | toolkit | reference |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in goals:
+        met = "yes" if row["met"] else "**no**"
+        lines.append(
+            f"| {row['goal']} | {ratio_text(row['ratio'])} | {row['comparison']} {row['limit']:g}× | {met} "
+            f"| {median_text(row['toolkit'])} | {row['reference']['library']} {median_text(row['reference'])} |"
+        )
+    if serving_machine:
+        lines += [
+            "",
+            f"The serving rows come from `benchmarks/serving.py` ({serving_machine.replace('`', '')}).",
+        ]
     lines += [
         "",
         "Every path, as measured (median):",
@@ -680,8 +916,8 @@ def report(scenarios: list[Scenario]) -> str:
     return "\n".join(lines)
 
 
-def as_json(scenarios: list[Scenario]) -> dict[str, Any]:
-    """Every median, in the scenario's unit, with what it measured."""
+def as_json(scenarios: list[Scenario], goals: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every goal's ratio and every median, in the scenario's unit, with what it measured."""
 
     def entries(
         paths: list[Path], kind: str, scenario: Scenario
@@ -698,6 +934,7 @@ def as_json(scenarios: list[Scenario]) -> dict[str, Any]:
 
     return {
         "machine": machine(),
+        "goals": goals,
         "scenarios": [
             {
                 "figure": scenario.figure,
@@ -714,14 +951,31 @@ def as_json(scenarios: list[Scenario]) -> dict[str, Any]:
     }
 
 
-def _ratio(value: float, floor: float) -> str:
-    return f"{value / floor:,.2f}×" if floor > 0 else "n/a"
+def versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    names = [
+        "pydantic-ai-slim",
+        "openai-agents",
+        "langchain-core",
+        "mcp",
+        "fastjsonschema",
+        "jsonschema",
+        "docstring-parser",
+    ]
+    found = []
+    for name in names:
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            continue
+    return ", ".join(found)
 
 
 def machine() -> str:
     return (
         f"{os.cpu_count()} cores (`nproc`), {platform.python_implementation()} {platform.python_version()}, "
-        f"{platform.system()} {platform.machine()}, {time.strftime('%Y-%m-%d')}"
+        f"{platform.system()} {platform.machine()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
     )
 
 
@@ -730,7 +984,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--markdown", help="also write the report to this file")
     parser.add_argument(
-        "--json", help="also write every median to this file, for the chart"
+        "--json", help="also write every median and ratio to this file, for the chart"
+    )
+    parser.add_argument(
+        "--serving",
+        help="add the serving goals from this JSON of benchmarks/serving.py, if it exists",
     )
     parser.add_argument(
         "--only", help="run only the scenarios whose figure contains this text"
@@ -759,14 +1017,23 @@ def main() -> None:
     if execute in scenarios:
         for path in [execute.toolkit, *execute.extras, *execute.peers]:
             execute.results[path.library] -= bare_call
-    text = f"Machine: {machine()}.\n\nCommand: `make bench` (`python benchmarks/run.py`).\n\n{report(scenarios)}\n"
+    goals = goal_rows(scenarios)
+    serving_machine = ""
+    if options.serving:
+        served_goals, serving_machine = serving_rows(options.serving)
+        goals += served_goals
+    text = (
+        f"Machine: {machine()}.\n\nVersions: {versions()}.\n\n"
+        f"Command: `make bench` (`python benchmarks/run.py`).\n\n"
+        f"{report(scenarios, goals, serving_machine)}\n"
+    )
     print(text)
     if options.markdown:
         with open(options.markdown, "w", encoding="utf-8") as out:
             out.write(text)
     if options.json:
         with open(options.json, "w", encoding="utf-8") as out:
-            json.dump(as_json(scenarios), out, indent=2, ensure_ascii=False)
+            json.dump(as_json(scenarios, goals), out, indent=2, ensure_ascii=False)
             out.write("\n")
 
 

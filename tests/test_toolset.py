@@ -131,6 +131,57 @@ def test_only_tools_can_be_added() -> None:
         ToolSet().add(len)  # type: ignore[arg-type]
 
 
+def _made_by_adding(items: list[Any]) -> list[Tool[Any, Any]] | tuple[type, str]:
+    """What `add`, one item after another, makes of `items`: the tools, or the error."""
+    tools = ToolSet()
+    try:
+        for item in items:
+            tools.add(item)
+    except Exception as error:
+        return type(error), str(error)
+    return list(tools)
+
+
+def _made_by_constructing(items: list[Any]) -> list[Tool[Any, Any]] | tuple[type, str]:
+    try:
+        return list(ToolSet(items))
+    except Exception as error:
+        return type(error), str(error)
+
+
+def test_the_constructor_registers_as_add_does_one_tool_after_another() -> None:
+    # The constructor checks and registers a whole list at once; it must keep
+    # every verdict of add: order, the same tool twice, a duplicate name, not a tool.
+    a, b, c, other_a = make("a"), make("b"), make("c"), make("a", "other")
+    cases: list[list[Any]] = [
+        [],
+        [a, b, c],
+        [c, a, b],
+        [a, a, b],
+        [a, b, a],
+        [a, other_a],
+        [a, b, other_a, c],
+        [a, len, b],
+        [a, "a", b],
+        [len],
+    ]
+    for items in cases:
+        expected = _made_by_adding(items)
+        assert _made_by_constructing(items) == expected, items
+
+
+def test_a_subclass_that_overrides_add_sees_every_tool_of_the_constructor() -> None:
+    seen: list[str] = []
+
+    class Counting(ToolSet):
+        def add(self, item: Tool[Any, Any], *, replace: bool = False) -> Tool[Any, Any]:
+            seen.append(item.name)
+            return super().add(item, replace=replace)
+
+    Counting([make("a"), make("b")])
+    assert seen == ["a", "b"]
+
+
 def test_registration_from_eight_threads_loses_nothing() -> None:
     tools = ToolSet()
     barrier = threading.Barrier(8)
@@ -663,3 +714,25 @@ def test_kept_envelopes_follow_changes_to_the_tool() -> None:
     renamed = ToolSet([made]).prefixed("p_").export("openai")
     assert renamed[0]["function"]["name"] == "p_kept"
     assert ToolSet([made]).export("openai")[0]["function"]["name"] == "kept"
+
+
+def test_kept_views_of_many_tools_agree_with_kept_view_of_each() -> None:
+    # The export of a whole set looks its kept views up in one loop; each
+    # must be what the one-tool look-up gives, after any change to a tool.
+    from toolkit._views import kept_view, kept_views
+
+    def build(item: Tool[Any, Any]) -> tuple[str, str, Any, str | None]:
+        return (item.name, item.description, item.parameters, item.returns)
+
+    made = [make(f"t{index}") for index in range(6)]
+    made[1].description = "Changed."
+    kept_views(made, "probe", build)
+    made[2].name = "renamed"
+    made[3].parameters = {"type": "object", "properties": {}}
+    made[4].returns = "Something."
+    made[5].description = "Changed again."
+    many = kept_views(made, "probe", build)
+    assert many == [build(item) for item in made]
+    assert [id(view) for view in many] == [
+        id(kept_view(item, "probe", build)) for item in made
+    ]

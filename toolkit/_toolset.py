@@ -92,8 +92,27 @@ class ToolSet:
         self.max_output_chars = max_output_chars
         self.error_formatter = error_formatter
         self._pool = None if max_threads is None else _pool(max_threads)
+        if type(self).add is ToolSet.add:
+            self._register(tools)
+        else:  # a subclass's add sees every tool
+            for item in tools:
+                self.add(item)
+
+    def _register(self, tools: Iterable[Tool[Any, Any]]) -> None:
+        """What `add` does for each tool in turn, for a set still being made.
+
+        A new set has no export to forget, no recipe and no set composed from
+        it yet, so only the checks remain: a Tool, and a name not taken by
+        another tool.
+        """
+        registered = self._tools
         for item in tools:
-            self.add(item)
+            if not isinstance(item, Tool):
+                raise _not_a_tool(item)
+            existing = registered.get(item.name)
+            if existing is not None and existing is not item:
+                raise _duplicate(item, existing)
+            registered[item.name] = item
 
     # ------------------------------------------------------------ registry
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from ._tool import Tool
 
-__all__ = ["kept_view", "model_description", "named"]
+__all__ = ["kept_view", "kept_views", "model_description", "named"]
 
 T = TypeVar("T")
 
@@ -62,3 +62,29 @@ def kept_view(
         view,
     )
     return view
+
+
+def kept_views(
+    items: list[Tool[Any, Any]], kind: str, build: Callable[[Tool[Any, Any]], T]
+) -> list[T]:
+    """`kept_view(item, kind, build)` of each tool, in order, in one loop.
+
+    An export of hundreds of tools is mostly these look-ups; making them in
+    one function, not one call per tool, keeps the first export of a new set
+    near the cost of listing the views.
+    """
+    views: list[T] = []
+    append = views.append
+    for item in items:
+        kept = item._views.get(kind)
+        if (
+            kept is not None
+            and kept[0] is item.name
+            and kept[1] is item.description
+            and kept[2] is item.parameters
+            and kept[3] is item.returns
+        ):
+            append(kept[4])
+        else:
+            append(kept_view(item, kind, build))
+    return views

@@ -38,6 +38,10 @@ def as_tools(
     """The tools of a `ToolSet`, a single `Tool` or a list of tools, in order."""
     if isinstance(source, Tool):
         return [source]
+    from toolkit._toolset import ToolSet
+
+    if isinstance(source, ToolSet):
+        return list(source)  # a set holds only tools: add checks each
     found = list(source)
     for item in found:
         if not isinstance(item, Tool):

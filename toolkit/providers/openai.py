@@ -33,7 +33,7 @@ from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
-from toolkit._views import kept_view, model_description
+from toolkit._views import kept_views, model_description
 
 from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import (
@@ -105,7 +105,7 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
             ]
         )
     return FrozenList(
-        [kept_view(item, "openai", _envelope) for item in as_tools(source)]
+        kept_views(as_tools(source), "openai", _envelope)
     )  # built with each tool
 
 
