@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from typing import Any
 
 MET = "#2e7d32"
@@ -27,7 +28,7 @@ def draw(results: dict[str, Any], path: str) -> None:
     from matplotlib.lines import Line2D
 
     goals = results["goals"]
-    figure, axis = plt.subplots(figsize=(10, 0.42 * len(goals) + 1.6))
+    figure, axis = plt.subplots(figsize=(11, 0.55 * len(goals) + 1.8))
     rows = range(len(goals))
     for row, goal in zip(rows, goals, strict=True):
         colour = MET if goal["met"] else MISSED
@@ -47,20 +48,23 @@ def draw(results: dict[str, Any], path: str) -> None:
     axis.axvline(1.0, color="#9e9e9e", linestyle=":", linewidth=1)
     axis.set_xscale("log")
     every = [goal["ratio"] for goal in goals] + [goal["limit"] for goal in goals]
-    axis.set_xlim(min(every) / 2, max(every) * 20)
-    axis.set_yticks(list(rows), [goal["goal"] for goal in goals], fontsize=8)
+    axis.set_xlim(min(every) / 2, max(every) * 60)
+    axis.set_yticks(
+        list(rows), [textwrap.fill(goal["goal"], 52) for goal in goals], fontsize=8
+    )
     axis.invert_yaxis()
     axis.tick_params(axis="x", labelsize=7)
     axis.set_xlabel("toolkit's median / the reference's median, same run", fontsize=8)
     for side in ("top", "right"):
         axis.spines[side].set_visible(False)
-    axis.legend(
+    figure.legend(
         handles=[
             Line2D([], [], marker="o", color=MET, linestyle="", label="goal met"),
             Line2D([], [], marker="o", color=MISSED, linestyle="", label="goal missed"),
             Line2D([], [], marker="|", color="black", linestyle="", label="goal"),
         ],
-        loc="lower right",
+        loc="upper center",
+        ncol=3,
         fontsize=8,
         frameon=False,
     )
@@ -71,7 +75,7 @@ def draw(results: dict[str, Any], path: str) -> None:
         fontsize=8,
         color="#616161",
     )
-    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    figure.tight_layout(rect=(0, 0.03, 1, 0.96))
     figure.savefig(path, dpi=110)
     plt.close(figure)
 

@@ -881,7 +881,7 @@ def report(
     scenarios: list[Scenario], goals: list[dict[str, Any]], serving_machine: str
 ) -> str:
     lines = [
-        "| goal | ratio | goal | met | toolkit | reference |",
+        "| comparison | ratio | goal | met | toolkit | reference |",
         "|---|---|---|---|---|---|",
     ]
     for row in goals:
