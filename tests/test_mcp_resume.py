@@ -551,3 +551,59 @@ def test_event_log_bounds_must_make_sense() -> None:
         EventLog(per_stream=0)
     with pytest.raises(ValueError, match="per stream"):
         EventLog(per_stream=11, total=10)
+
+
+def test_a_session_the_server_has_ended_is_forgotten() -> None:
+    async def scenario() -> tuple[int, int]:
+        app = mcp.asgi_app(tools, session_idle_timeout=0.2)
+        async with (
+            served(app) as base,
+            httpx2.AsyncClient(timeout=LIMIT) as client,
+        ):
+            url = base + "/mcp"
+            headers = await opened(client, url, "2025-11-25")
+            known = len(app.sessions.known)
+            ping = {"jsonrpc": "2.0", "id": 9, "method": "ping"}
+            code = 200
+            for _ in range(LIMIT * 5):  # until the SDK has closed the idle session
+                await asyncio.sleep(0.3)
+                code = (await client.post(url, json=ping, headers=headers)).status_code
+                if code == 404:
+                    break
+            assert code == 404
+            return known, len(app.sessions.known)
+
+    assert run(scenario()) == (1, 0)
+
+
+def test_sessions_idle_longer_than_the_sdk_keeps_them_are_pruned() -> None:
+    from toolkit.providers._mcp_events import Sessions
+
+    sessions = Sessions(None, EventLog(), idle_timeout=1.0)
+    idle, busy, fresh = Session(), Session(), Session()
+    idle.last_seen -= 5
+    busy.last_seen -= 5
+    busy.in_flight = 1  # an open stream holds a session, in the SDK too
+    sessions.known = {"idle": idle, "busy": busy, "fresh": fresh}
+    sessions._pruned -= 5
+    sessions._prune()
+    assert sorted(sessions.known) == ["busy", "fresh"]
+
+
+def test_within_a_session_the_negotiated_version_replaces_other_handshake_versions() -> (
+    None
+):
+    from toolkit.providers._mcp_events import _corrected
+
+    def header(*given: bytes) -> list[bytes]:
+        scope = {"headers": [(b"mcp-protocol-version", value) for value in given]}
+        fixed = _corrected(scope, b"2025-11-25")
+        return [v for k, v in fixed["headers"] if k == b"mcp-protocol-version"]
+
+    assert header(b"2025-03-26") == [b"2025-11-25"]
+    assert header() == [b"2025-11-25"]  # absent: the negotiated one, as the spec asks
+    assert header(b"2025-11-25") == [b"2025-11-25"]
+    assert header(b"2026-07-28") == [
+        b"2026-07-28"
+    ]  # another generation: the SDK judges
+    assert header(b"1999-01-01") == [b"1999-01-01"]  # unknown: the SDK refuses it
