@@ -2,15 +2,22 @@
 
 Two measurements, on 127.0.0.1 only, each server started fresh on a free port:
 
-- Load: SESSIONS sessions of the official MCP client (spread over CLIENTS
-  client processes) call `add` back to back for DURATION seconds: calls/s,
-  p50 and p99 latency, errors, and the server's RSS (workers included)
-  before the load and after the clients have gone.
+- Load: SESSIONS sessions (spread over CLIENTS generator processes) call
+  `add` back to back for DURATION seconds: calls/s, p50 and p99 latency,
+  errors, the server's CPU per call and RSS (workers included) before the
+  load and after the sessions have gone, and the generator's CPU per call.
+  The default generator (`--generator raw`) sends the requests the official
+  MCP client sends, as bytes over keep-alive connections, and checks every
+  answer; each server is first checked with a session of the official
+  client. The official client costs several times the server's CPU per
+  call, so on a small machine it, not the server, sets the pace: with
+  `--generator client` the sessions are the official client's.
 - Cold start: spawn to the first `tools/list` answer over stdio, raw
   JSON-RPC over the pipes, REPEATS times interleaved; the median.
 
-    python benchmarks/serving.py [--duration 20] [--sessions 20] [--clients 2]
-        [--rounds 3] [--repeats 9] [--only load|cold] [--markdown PATH] [--json PATH]
+    python benchmarks/serving.py [--duration 20] [--sessions 20] [--clients N]
+        [--generator raw|client] [--rounds 3] [--repeats 9] [--only load|cold]
+        [--rows TEXT] [--markdown PATH] [--json PATH]
 
 Everything is bounded: every wait has a deadline, and every server is
 stopped (SIGTERM, then SIGKILL) at the end of its row.
@@ -55,6 +62,7 @@ class Row:
     errors: int = 0
     calls: int = 0
     cpu_ms_per_call: float = 0.0
+    client_cpu_ms_per_call: float = 0.0
     rss_before_mb: float = 0.0
     rss_after_mb: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
@@ -177,9 +185,11 @@ def rss_mb(pid: int) -> float:
 
 # ------------------------------------------------------------------ load
 
+PROTOCOL_VERSION = "2025-06-18"
+
 
 async def _client(url: str, sessions: int, duration: float) -> dict[str, Any]:
-    """`sessions` sessions in this process; each calls `add` back to back once told to go."""
+    """`sessions` sessions of the official MCP client; each calls `add` back to back once told to go."""
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
@@ -188,6 +198,7 @@ async def _client(url: str, sessions: int, duration: float) -> dict[str, Any]:
     ready = 0
     go = asyncio.Event()
     stop_at = 0.0
+    cpu_before = 0.0
 
     async def one(index: int) -> None:
         nonlocal errors, ready
@@ -210,16 +221,205 @@ async def _client(url: str, sessions: int, duration: float) -> dict[str, Any]:
                 latencies.append(time.perf_counter() - before)
 
     async def control() -> None:
-        nonlocal stop_at
+        nonlocal stop_at, cpu_before
         while ready < sessions:
             await asyncio.sleep(0.01)
         print("ready", flush=True)
         await asyncio.to_thread(sys.stdin.readline)
+        cpu_before = _own_cpu()
         stop_at = time.perf_counter() + duration
         go.set()
+        await asyncio.sleep(duration)
+        cpu_before -= _own_cpu()  # the calls' CPU, before the sessions end
 
     await asyncio.gather(control(), *(one(i) for i in range(sessions)))
-    return {"latencies": latencies, "errors": errors}
+    return {"latencies": latencies, "errors": errors, "cpu_s": -cpu_before}
+
+
+def _own_cpu() -> float:
+    """CPU seconds this process has used (the load generator's own cost)."""
+    usage = os.times()
+    return usage.user + usage.system
+
+
+async def precheck(url: str) -> None:
+    """One session of the official MCP client: initialize, list, call `add`, check the sum.
+
+    Run against each server before the raw load, so that what the load
+    measures is a server the official client works with.
+    """
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        listed = await session.list_tools()
+        assert [t.name for t in listed.tools] == ["add"], listed
+        for a in (1, 20):
+            result = await session.call_tool("add", {"a": a, "b": 1})
+            assert not result.is_error, result
+            assert result.structured_content == {"result": a + 1}, result
+
+
+class RawSession:
+    """One MCP session over one keep-alive HTTP/1.1 connection, as bytes.
+
+    The requests are those the official client sends (the same headers, the
+    session id, the protocol version); an answer is read whole (JSON, or the
+    event stream up to its end) and checked. It costs the load generator a
+    fraction of what the official client does, so that the server, not the
+    generator, is what the load measures.
+    """
+
+    def __init__(self, url: str) -> None:
+        rest = url.split("://", 1)[1]
+        hostport, _, path = rest.partition("/")
+        host, _, port = hostport.rpartition(":")
+        self.host, self.port, self.path = host, int(port), "/" + path
+        self.session: str | None = None
+        self.next_id = 0
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        answer = await self.request(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
+        )
+        assert answer["result"]["protocolVersion"] == PROTOCOL_VERSION, answer
+        await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        listed = await self.request("tools/list", {})
+        assert [t["name"] for t in listed["result"]["tools"]] == ["add"], listed
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            if self.session is not None:
+                with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+                    await self._exchange(b"DELETE", b"")
+            self.writer.close()
+            with contextlib.suppress(OSError):
+                await self.writer.wait_closed()
+
+    async def call_add(self, a: int, b: int) -> bool:
+        """Whether `add(a, b)` came back as the right sum."""
+        answer = await self.request(
+            "tools/call", {"name": "add", "arguments": {"a": a, "b": b}}
+        )
+        result = answer.get("result") or {}
+        return (
+            not result.get("isError")
+            and result.get("structuredContent") == {"result": a + b}
+            and result.get("content") == [{"type": "text", "text": str(a + b)}]
+        )
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        message["params"] = params
+        for answer in await self.post(message):
+            if answer.get("id") == self.next_id:
+                return answer
+        msg = f"no answer to {method}"
+        raise RuntimeError(msg)
+
+    async def post(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        kind, body = await self._exchange(b"POST", json.dumps(message).encode())
+        if not body:
+            return []
+        if kind.startswith(b"text/event-stream"):
+            return [
+                json.loads(line[5:])
+                for line in body.split(b"\n")
+                if line.startswith(b"data:") and line[5:].strip()
+            ]
+        return [json.loads(body)]
+
+    async def _exchange(self, method: bytes, body: bytes) -> tuple[bytes, bytes]:
+        assert self.reader is not None
+        assert self.writer is not None
+        head = [
+            method + b" " + self.path.encode() + b" HTTP/1.1",
+            f"host: {self.host}:{self.port}".encode(),
+            b"accept: application/json, text/event-stream",
+            b"content-type: application/json",
+            f"mcp-protocol-version: {PROTOCOL_VERSION}".encode(),
+            f"content-length: {len(body)}".encode(),
+        ]
+        if self.session is not None:
+            head.append(b"mcp-session-id: " + self.session.encode())
+        self.writer.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
+        status, headers = await self._head()
+        if status >= 300:
+            msg = f"HTTP {status}"
+            raise RuntimeError(msg)
+        if b"mcp-session-id" in headers:
+            self.session = headers[b"mcp-session-id"].decode()
+        return headers.get(b"content-type", b""), await self._body(headers)
+
+    async def _head(self) -> tuple[int, dict[bytes, bytes]]:
+        assert self.reader is not None
+        raw = await self.reader.readuntil(b"\r\n\r\n")
+        lines = raw[:-4].split(b"\r\n")
+        headers = {}
+        for line in lines[1:]:
+            key, _, value = line.partition(b":")
+            headers[key.strip().lower()] = value.strip()
+        return int(lines[0].split()[1]), headers
+
+    async def _body(self, headers: dict[bytes, bytes]) -> bytes:
+        assert self.reader is not None
+        if b"content-length" in headers:
+            return await self.reader.readexactly(int(headers[b"content-length"]))
+        if headers.get(b"transfer-encoding", b"").lower() != b"chunked":
+            return b""
+        parts = []
+        while True:
+            size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            if size == 0:
+                await self.reader.readuntil(b"\r\n")
+                return b"".join(parts)
+            parts.append(await self.reader.readexactly(size))
+            await self.reader.readexactly(2)
+
+
+async def _raw_client(url: str, sessions: int, duration: float) -> dict[str, Any]:
+    """`sessions` `RawSession`s in this process; each calls `add` back to back once told to go."""
+    latencies: list[float] = []
+    errors = 0
+    go = asyncio.Event()
+    stop_at = 0.0
+    opened = [RawSession(url) for _ in range(sessions)]
+    await asyncio.gather(*(each.open() for each in opened))
+    print("ready", flush=True)
+    await asyncio.to_thread(sys.stdin.readline)
+    cpu_before = _own_cpu()
+
+    async def one(index: int, session: RawSession) -> None:
+        nonlocal errors
+        await go.wait()
+        while time.perf_counter() < stop_at:
+            before = time.perf_counter()
+            try:
+                if not await session.call_add(index, 1):
+                    errors += 1
+            except Exception:
+                errors += 1
+            latencies.append(time.perf_counter() - before)
+
+    stop_at = time.perf_counter() + duration
+    go.set()
+    await asyncio.gather(*(one(i, s) for i, s in enumerate(opened)))
+    cpu_used = _own_cpu() - cpu_before
+    await asyncio.gather(*(each.close() for each in opened))
+    return {"latencies": latencies, "errors": errors, "cpu_s": cpu_used}
 
 
 def median_row(runs: list[Row]) -> Row:
@@ -232,17 +432,27 @@ def median_row(runs: list[Row]) -> Row:
 
 
 def measure_load(
-    row: Row, port: int, sessions: int, clients: int, duration: float
+    row: Row, port: int, sessions: int, clients: int, duration: float, generator: str
 ) -> None:
     url = f"http://127.0.0.1:{port}/mcp"
     with running(row.command, port) as server:
+        if generator == "raw":
+            asyncio.run(asyncio.wait_for(precheck(url), START_LIMIT))
         row.rss_before_mb = settled_rss(server.pid)
         shares = [
             sessions // clients + (i < sessions % clients) for i in range(clients)
         ]
         procs = [
             subprocess.Popen(
-                [sys.executable, __file__, "--client", url, str(share), str(duration)],
+                [
+                    sys.executable,
+                    __file__,
+                    "--client",
+                    generator,
+                    url,
+                    str(share),
+                    str(duration),
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -275,6 +485,8 @@ def measure_load(
     row.errors = sum(out["errors"] for out in outputs)
     row.calls_per_s = row.calls / duration
     row.cpu_ms_per_call = cpu_used * 1000 / max(1, row.calls)
+    client_cpu = sum(out["cpu_s"] for out in outputs)
+    row.client_cpu_ms_per_call = client_cpu * 1000 / max(1, row.calls)
     row.p50_ms = statistics.median(latencies) * 1000
     row.p99_ms = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
 
@@ -393,20 +605,27 @@ def machine() -> str:
 def report(rows: list[Row], cold: dict[str, float], options: argparse.Namespace) -> str:
     lines = [f"Machine: {machine()}.", ""]
     if rows:
+        who = (
+            "raw sessions (the official client's requests as bytes, over keep-alive "
+            "connections; each server first checked with one session of the official client)"
+            if options.generator == "raw"
+            else "sessions of the official MCP client"
+        )
         lines += [
-            f"Load: {options.sessions} sessions of the official MCP client ({options.clients} client "
-            f"processes) calling `add` for {options.duration:g} s, each row {options.rounds} times "
+            f"Load: {options.sessions} {who} in {_clients(options)} generator "
+            f"process(es), calling `add` for {options.duration:g} s, each row {options.rounds} times "
             "interleaved on a fresh server; the run with the median calls/s (errors: all runs); "
-            "CPU and RSS of the server and its workers.",
+            "CPU and RSS of the server and its workers; the generator's CPU per call.",
             "",
-            "| server | calls/s | runs | p50 | p99 | errors | server CPU per call | RSS before | RSS after |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| server | calls/s | runs | p50 | p99 | errors | server CPU per call | generator CPU per call | RSS before | RSS after |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for row in rows:
             lines.append(
                 f"| {row.label} | {row.calls_per_s:,.0f} | {', '.join(f'{x:.0f}' for x in row.extra['calls_per_s_runs'])} "
                 f"| {row.p50_ms:.1f} ms | {row.p99_ms:.1f} ms "
-                f"| {row.errors} | {row.cpu_ms_per_call:.2f} ms | {row.rss_before_mb:.0f} MB | {row.rss_after_mb:.0f} MB |"
+                f"| {row.errors} | {row.cpu_ms_per_call:.2f} ms | {row.client_cpu_ms_per_call:.2f} ms "
+                f"| {row.rss_before_mb:.0f} MB | {row.rss_after_mb:.0f} MB |"
             )
         by_label = {row.label: row for row in rows}
         ours = by_label.get("toolkit serve (default)")
@@ -445,11 +664,27 @@ def report(rows: list[Row], cold: dict[str, float], options: argparse.Namespace)
     return "\n".join(lines) + "\n"
 
 
+def _clients(options: argparse.Namespace) -> int:
+    return int(options.clients or (1 if options.generator == "raw" else 2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=20.0)
     parser.add_argument("--sessions", type=int, default=20)
-    parser.add_argument("--clients", type=int, default=2)
+    parser.add_argument(
+        "--clients",
+        type=int,
+        help="load generator processes (default: 1 raw, 2 of the official client)",
+    )
+    parser.add_argument(
+        "--generator",
+        choices=["raw", "client"],
+        default="raw",
+        help="raw: the official client's requests as bytes over keep-alive "
+        "connections, after a check with the official client; client: "
+        "sessions of the official client",
+    )
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument(
         "--rounds", type=int, default=3, help="load runs of each row, interleaved"
@@ -481,7 +716,12 @@ def main() -> None:
                     flush=True,
                 )
                 measure_load(
-                    row, port, options.sessions, options.clients, options.duration
+                    row,
+                    port,
+                    options.sessions,
+                    _clients(options),
+                    options.duration,
+                    options.generator,
                 )
                 runs[label].append(row)
         rows = [median_row(each) for each in runs.values()]
@@ -506,7 +746,9 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--client"]:
-        url, sessions, duration = sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-        print(json.dumps(asyncio.run(_client(url, sessions, duration))), flush=True)
+        kind, url = sys.argv[2], sys.argv[3]
+        sessions, duration = int(sys.argv[4]), float(sys.argv[5])
+        load = _raw_client if kind == "raw" else _client
+        print(json.dumps(asyncio.run(load(url, sessions, duration))), flush=True)
     else:
         main()
