@@ -181,6 +181,10 @@ def asgi_app(
         routes.extend(metadata)
     routes.append(Route(path, endpoint=endpoint))
     app.inner = Starlette(routes=routes, middleware=middleware, lifespan=app.lifespan)
+    if (
+        not middleware
+    ):  # nothing to run before the endpoint: requests to it skip the router
+        app.direct = (path, endpoint, app.inner)
     app.authenticated = verifier is not None
     app.tool_count = len(server_tools(toolset))
     return app
@@ -347,11 +351,15 @@ class App:
     It counts the POSTs in flight (each carries calls) so that a shutdown
     can wait for them, and ends the event streams that clients hold open
     between calls once they are done, since those never end on their own.
+    A request to the MCP endpoint of an app without middleware (no auth)
+    goes to the endpoint at once, as Starlette's router would send it: the
+    router's layers cost every call and do nothing for it.
     """
 
     def __init__(self, manager: Any) -> None:
         self.manager = manager
         self.inner: Any = None
+        self.direct: tuple[str, Any, Any] | None = None  # path, endpoint, its app
         self.authenticated = False
         self.tool_count = 0
         self.sessions: Any = None  # the session tracker of resumable streams
@@ -359,6 +367,18 @@ class App:
         self._closing: Any = None  # an anyio Event, made on the event loop
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        direct = self.direct
+        if (
+            direct is not None
+            and scope["type"] == "http"
+            and scope["path"] == direct[0]
+            and not scope.get("root_path")  # mounted: the router strips its prefix
+        ):
+            _, endpoint, routed = direct  # the scope keys the router would have set
+            scope.update(app=routed, router=routed.router, endpoint=endpoint)
+            scope["path_params"] = {}
+            await endpoint(scope, receive, send)
+            return
         await self.inner(scope, receive, send)
 
     def lifespan(self, app: Any = None) -> contextlib.AbstractAsyncContextManager[None]:
