@@ -713,6 +713,75 @@ def test_two_stateless_workers_answer_60_concurrent_calls() -> None:
         assert "Traceback" not in err
 
 
+def _pid_over(connection: socket.socket, host: str) -> int:
+    """Call `pid` over an open connection (stateless: no session), as one HTTP/1.1 request."""
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "pid", "arguments": {}},
+        }
+    ).encode()
+    head = (
+        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n"
+        "accept: application/json, text/event-stream\r\n"
+        "mcp-protocol-version: 2025-06-18\r\n"
+        f"content-length: {len(body)}\r\n\r\n"
+    )
+    connection.sendall(head.encode() + body)
+    received = b""
+    while b'"structuredContent"' not in received:
+        chunk = connection.recv(65536)
+        assert chunk, received
+        received += chunk
+    answer = received.split(b"data: ", 1)[1].split(b"\r\n", 1)[0]
+    return int(json.loads(answer)["result"]["structuredContent"]["result"])
+
+
+def _wait_for_both(host: str, port: int) -> None:
+    """Until both workers have answered (each has loaded the tools), at most LIMIT seconds."""
+    deadline = time.monotonic() + LIMIT
+    seen: set[int] = set()
+    while len(seen) < 2 and time.monotonic() < deadline:
+        with socket.create_connection((host, port), timeout=LIMIT) as connection:
+            seen.add(_pid_over(connection, f"{host}:{port}"))
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"),
+    reason="the kernel spreads connections on Linux",
+)
+def test_two_workers_share_connections_that_arrive_together() -> None:
+    """Connections opened at the same moment and kept are shared by both workers.
+
+    A worker accepts every connection waiting when it wakes: on one shared
+    listening socket, the first worker to wake took most of them or all,
+    and the other idled for as long as those clients stayed connected. The
+    kernel spreads them by a hash, so the bound leaves room for chance
+    (a worker with 5 of 32 or fewer: about 1 run in 10,000).
+    """
+    with serving("--stateless", "--workers", "2") as (base, process):
+        address = base.removeprefix("http://")
+        host, port = address.rsplit(":", 1)
+        _wait_for_both(host, int(port))
+        connections = [
+            socket.create_connection((host, int(port)), timeout=LIMIT)
+            for _ in range(32)
+        ]
+        try:
+            pids = [_pid_over(each, address) for each in connections]
+        finally:
+            for each in connections:
+                each.close()
+        shares = sorted(pids.count(pid) for pid in set(pids))
+        assert len(shares) == 2, shares
+        assert shares[0] >= 6, shares
+        assert process.pid not in pids
+        code, err = _finish(process, signal.SIGTERM)
+        assert code == 0, err
+
+
 def test_log_level_info_writes_an_access_line_per_request() -> None:
     with serving("--log-level", "info") as (base, process):
         httpx2.get(base + "/healthz", timeout=LIMIT)

@@ -627,8 +627,16 @@ def check_exposure(host: str, auth: Any, no_auth: bool) -> None:
     raise ValueError(msg)
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """The listening socket; a port in use or an address not here is a one-line OSError."""
+def bind(
+    host: str, port: int, *, listen: bool = True, spread: bool = False
+) -> socket.socket:
+    """The server's socket; a port in use or an address not here is a one-line OSError.
+
+    With `spread` it is one of a group of sockets on the address
+    (`SO_REUSEPORT`), among whose listening members the kernel spreads new
+    connections: each worker listens on one of its own, and the supervisor
+    holds the address with one that does not listen, so that it gets none.
+    """
     try:
         infos = socket.getaddrinfo(
             host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
@@ -641,8 +649,11 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         if sys.platform != "win32":
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if spread:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
-        sock.listen(2048)
+        if listen:
+            sock.listen(2048)
     except OSError as error:
         sock.close()
         reason = "the port is in use" if _in_use(error) else error.strerror
@@ -650,6 +661,18 @@ def bind(host: str, port: int) -> socket.socket:
         raise OSError(msg) from None
     sock.set_inheritable(True)
     return sock
+
+
+def spreads_connections() -> bool:
+    """Whether workers listen on sockets of their own, among which the kernel spreads connections.
+
+    On one shared listening socket, a worker accepts every connection
+    waiting when it wakes: clients that connect together and keep their
+    connection (every MCP client does) can all land on one worker while the
+    others idle. Linux spreads the connections of a `SO_REUSEPORT` group
+    evenly; elsewhere the workers share one socket.
+    """
+    return sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
 
 
 def _in_use(error: OSError) -> bool:
@@ -686,11 +709,12 @@ def run(toolset: ToolSet, plan: Plan) -> None:
         ValueError: An option is out of range, or workers cannot import the target.
     """
     app = asgi_app(toolset, **plan.options)
-    sock = bind(plan.host, plan.port)
+    spread = plan.workers > 1 and spreads_connections()
+    sock = bind(plan.host, plan.port, listen=not spread, spread=spread)
     line = startup_line(plan, app.tool_count, app.authenticated)
     try:
         if plan.workers > 1:
-            _supervise(plan, sock, line)
+            _supervise(plan, None if spread else sock, line)
         else:
             configure_logging(plan.log_level)
             _serve_socket(app, sock, plan, line)
@@ -782,12 +806,14 @@ def _both(*events: Any) -> Callable[[], None]:
 # ---------------------------------------------------------------- workers
 
 
-def _supervise(plan: Plan, sock: socket.socket, line: str) -> None:
+def _supervise(plan: Plan, sock: socket.socket | None, line: str) -> None:
     """Run `plan.workers` processes on `sock` until SIGTERM or Ctrl-C, then stop them.
 
     Each worker imports the target itself, so the target must be importable
-    (a file path or a module name). A worker that dies is replaced, unless
-    it could not load the target: then every worker stops.
+    (a file path or a module name); with `sock` None, each listens on a
+    socket of its own (`spreads_connections`). The start-up line comes once
+    every worker is ready. A worker that dies is replaced, unless it could
+    not load the target: then every worker stops.
     """
     import multiprocessing
 
@@ -799,16 +825,23 @@ def _supervise(plan: Plan, sock: socket.socket, line: str) -> None:
         for sig in (signal.SIGTERM, signal.SIGINT)
     }
 
+    ready = spawn.Semaphore(0)  # a worker releases it once it takes connections
+
     def start() -> Any:
-        process = spawn.Process(target=_worker, args=(plan, sock), daemon=False)
+        process = spawn.Process(target=_worker, args=(plan, sock, ready), daemon=False)
         process.start()
         return process
 
-    _announce(line)
     processes = [start() for _ in range(plan.workers)]
+    waiting = plan.workers
     try:
         while not stop:
-            time.sleep(0.1)
+            if waiting and ready.acquire(timeout=0.1):
+                waiting -= 1
+                if not waiting:
+                    _announce(line)
+            elif not waiting:
+                time.sleep(0.1)
             _replace_dead(processes, start)
     finally:
         _stop_all(processes, plan.grace + 5)
@@ -843,8 +876,12 @@ def _stop_all(processes: list[Any], timeout: float) -> None:
 _WORKER_CANNOT_START: Final = 3
 
 
-def _worker(plan: Plan, sock: socket.socket) -> None:
-    """One worker process: import the target, serve the shared socket until SIGTERM."""
+def _worker(plan: Plan, sock: socket.socket | None, ready: Any) -> None:
+    """One worker process: import the target, serve until SIGTERM.
+
+    It serves the shared socket `sock`, or with None a socket of its own
+    on the address; it releases `ready` once it takes connections.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor stops the workers
     configure_logging(plan.log_level)
     try:
@@ -856,6 +893,13 @@ def _worker(plan: Plan, sock: socket.socket) -> None:
     except (TargetError, ImportError, ValueError) as error:
         print(f"toolkit: error: {error}", file=sys.stderr, flush=True)
         sys.exit(_WORKER_CANNOT_START)
+    if sock is None:
+        try:
+            sock = bind(plan.host, plan.port, spread=True)
+        except OSError as error:
+            print(f"toolkit: error: {error}", file=sys.stderr, flush=True)
+            sys.exit(_WORKER_CANNOT_START)
+    ready.release()
     _serve_socket(app, sock, plan, None)
 
 
