@@ -165,9 +165,13 @@ def test_the_constructor_registers_as_add_does_one_tool_after_another() -> None:
         [a, "a", b],
         [len],
     ]
+    many = [make(f"t{index}") for index in range(300)]
+    cases += [many, [*many, many[7]], [*many, make("t7", "other")], [*many, 3]]
     for items in cases:
         expected = _made_by_adding(items)
         assert _made_by_constructing(items) == expected, items
+        assert _made_by_constructing(iter(items)) == expected, items
+    assert list(ToolSet(ToolSet(many))) == many
 
 
 def test_a_subclass_that_overrides_add_sees_every_tool_of_the_constructor() -> None:
@@ -736,3 +740,24 @@ def test_kept_views_of_many_tools_agree_with_kept_view_of_each() -> None:
     assert [id(view) for view in many] == [
         id(kept_view(item, "probe", build)) for item in made
     ]
+
+
+def test_a_copy_of_a_tool_changed_leaves_the_original_export_alone() -> None:
+    import copy
+
+    made = make("original")
+    first = ToolSet([made]).export("openai")[0]
+    other = copy.copy(made)
+    other.description = "The copy."
+    assert (
+        ToolSet([other]).export("openai")[0]["function"]["description"] == "The copy."
+    )
+    assert ToolSet([made]).export("openai")[0] is first
+    made.returns = "Something."
+    assert (
+        ToolSet([made]).export("openai")[0]["function"]["description"]
+        == "Returns: Something."
+    )
+    assert (
+        ToolSet([other]).export("openai")[0]["function"]["description"] == "The copy."
+    )

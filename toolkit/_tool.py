@@ -122,6 +122,9 @@ class AITool(Record):
         }
 
 
+_VIEWED: Final = frozenset({"name", "description", "parameters", "returns"})
+
+
 class Tool(Generic[P, R]):
     """An executable tool: the model-facing schema plus the code that runs.
 
@@ -190,7 +193,7 @@ class Tool(Generic[P, R]):
         self.timeout = _check_timeout(self.timeout, name)
         self._use(RawPlan(self, execute_fn))
         # Views that providers keep with the tool (see _views.kept_view).
-        self._views: dict[str, tuple[str, str, JsonSchema, str | None, Any]] = {}
+        self._views: dict[str, Any] = {}
 
     @classmethod
     def new(
@@ -233,6 +236,15 @@ class Tool(Generic[P, R]):
             **options,
         )
 
+    if not TYPE_CHECKING:  # mypy keeps checking the attributes assigned
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            # The views that providers keep with the tool (`_views.kept_view`)
+            # are built from these four: a new value makes them again.
+            object.__setattr__(self, name, value)
+            if name in _VIEWED and "_views" in self.__dict__:
+                self.__dict__["_views"] = {}
+
     def _use(self, plan: Plan) -> None:
         """Run calls by `plan` (how a call runs; `execute_fn` is the plan's)."""
         self._plan = plan
@@ -270,7 +282,7 @@ class Tool(Generic[P, R]):
     def _copy(self) -> Self:
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
-        clone._views = {}
+        clone.__dict__["_views"] = {}
         return clone
 
     def renamed(self, name: str) -> Self:

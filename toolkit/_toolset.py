@@ -13,6 +13,7 @@ order, whatever any call does.
 
 from __future__ import annotations
 
+import operator
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Iterator
@@ -103,10 +104,17 @@ class ToolSet:
 
         A new set has no export to forget, no recipe and no set composed from
         it yet, so only the checks remain: a Tool, and a name not taken by
-        another tool.
+        another tool. Tools whose names all differ pass both at once; a
+        repeated name goes tool by tool, for add's verdict on it.
         """
+        items = list(tools)
+        if all(issubclass(kind, Tool) for kind in set(map(type, items))):
+            by_name = dict(zip(map(_NAME, items), items, strict=True))
+            if len(by_name) == len(items):  # every name once: nothing to refuse
+                self._tools = by_name
+                return
         registered = self._tools
-        for item in tools:
+        for item in items:
             if not isinstance(item, Tool):
                 raise _not_a_tool(item)
             existing = registered.get(item.name)
@@ -713,6 +721,9 @@ def _same(held: dict[str, Tool[Any, Any]], tools: dict[str, Tool[Any, Any]]) -> 
     return list(held) == list(tools) and all(
         held[name] is tools[name] for name in tools
     )
+
+
+_NAME = operator.attrgetter("name")
 
 
 def _not_a_tool(item: object) -> NotAToolError:

@@ -42,49 +42,27 @@ def kept_view(
 
     Tools are made once and exported on every request, so a provider keeps
     the view it built for a tool with the tool, not with each new set that
-    holds it.
+    holds it. Setting any of those four attributes of a tool forgets its
+    views (`Tool.__setattr__`).
     """
     kept = item._views.get(kind)
-    if (
-        kept is not None
-        and kept[0] is item.name
-        and kept[1] is item.description
-        and kept[2] is item.parameters
-        and kept[3] is item.returns
-    ):
-        return kept[4]  # type: ignore[no-any-return]
-    view = build(item)
-    item._views[kind] = (
-        item.name,
-        item.description,
-        item.parameters,
-        item.returns,
-        view,
-    )
-    return view
+    if kept is None:
+        kept = item._views[kind] = build(item)
+    return kept  # type: ignore[no-any-return]
 
 
 def kept_views(
     items: list[Tool[Any, Any]], kind: str, build: Callable[[Tool[Any, Any]], T]
 ) -> list[T]:
-    """`kept_view(item, kind, build)` of each tool, in order, in one loop.
+    """`kept_view(item, kind, build)` of each tool, in order.
 
-    An export of hundreds of tools is mostly these look-ups; making them in
-    one function, not one call per tool, keeps the first export of a new set
-    near the cost of listing the views.
+    An export of hundreds of tools is mostly these look-ups: one loop with
+    one look-up per tool keeps the first export of a new set below the cost
+    of building its dicts.
     """
     views: list[T] = []
     append = views.append
     for item in items:
         kept = item._views.get(kind)
-        if (
-            kept is not None
-            and kept[0] is item.name
-            and kept[1] is item.description
-            and kept[2] is item.parameters
-            and kept[3] is item.returns
-        ):
-            append(kept[4])
-        else:
-            append(kept_view(item, kind, build))
+        append(kept_view(item, kind, build) if kept is None else kept)
     return views
