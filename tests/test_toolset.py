@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -142,7 +143,9 @@ def _made_by_adding(items: list[Any]) -> list[Tool[Any, Any]] | tuple[type, str]
     return list(tools)
 
 
-def _made_by_constructing(items: list[Any]) -> list[Tool[Any, Any]] | tuple[type, str]:
+def _made_by_constructing(
+    items: Iterable[Any],
+) -> list[Tool[Any, Any]] | tuple[type, str]:
     try:
         return list(ToolSet(items))
     except Exception as error:

@@ -48,7 +48,7 @@ def kept_view(
     kept = item._views.get(kind)
     if kept is None:
         kept = item._views[kind] = build(item)
-    return kept  # type: ignore[no-any-return]
+    return kept
 
 
 def kept_views(
