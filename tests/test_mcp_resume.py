@@ -151,16 +151,22 @@ async def resumed_answer(
 # ------------------------------------------------------------ on the wire
 
 
-def test_a_2025_11_25_call_stream_starts_with_a_priming_event_and_retry() -> None:
+def quick_call_events(version: str) -> list[dict[str, str]]:
+    """The events of one `quick` call in a session that negotiated `version`."""
+
     async def scenario() -> list[dict[str, str]]:
         async with (
             served(mcp.asgi_app(tools)) as base,
             httpx2.AsyncClient(timeout=LIMIT) as client,
         ):
-            headers = await opened(client, base + "/mcp", "2025-11-25")
+            headers = await opened(client, base + "/mcp", version)
             return await post_events(client, base + "/mcp", call(1, "quick"), headers)
 
-    first, *rest = run(scenario())
+    return run(scenario())
+
+
+def test_a_2025_11_25_call_stream_starts_with_a_priming_event_and_retry() -> None:
+    first, *rest = quick_call_events("2025-11-25")
     assert first["id"]
     assert first.get("data", "") == ""
     assert first["retry"] == str(SSE_RETRY_MS)
@@ -170,15 +176,7 @@ def test_a_2025_11_25_call_stream_starts_with_a_priming_event_and_retry() -> Non
 
 
 def test_an_older_session_gets_no_priming_event() -> None:
-    async def scenario() -> list[dict[str, str]]:
-        async with (
-            served(mcp.asgi_app(tools)) as base,
-            httpx2.AsyncClient(timeout=LIMIT) as client,
-        ):
-            headers = await opened(client, base + "/mcp", "2025-06-18")
-            return await post_events(client, base + "/mcp", call(1, "quick"), headers)
-
-    (only,) = run(scenario())
+    (only,) = quick_call_events("2025-06-18")
     assert json.loads(only["data"])["result"]["content"][0]["text"] == "quick"
     assert "retry" not in only
 
