@@ -162,7 +162,8 @@ def quick_call_events(version: str) -> list[dict[str, str]]:
             headers = await opened(client, base + "/mcp", version)
             return await post_events(client, base + "/mcp", call(1, "quick"), headers)
 
-    return run(scenario())
+    found: list[dict[str, str]] = run(scenario())
+    return found
 
 
 def test_a_2025_11_25_call_stream_starts_with_a_priming_event_and_retry() -> None:
