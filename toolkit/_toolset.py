@@ -113,14 +113,7 @@ class ToolSet:
             if len(by_name) == len(items):  # every name once: nothing to refuse
                 self._tools = by_name
                 return
-        registered = self._tools
-        for item in items:
-            if not isinstance(item, Tool):
-                raise _not_a_tool(item)
-            existing = registered.get(item.name)
-            if existing is not None and existing is not item:
-                raise _duplicate(item, existing)
-            registered[item.name] = item
+        self._tools = _unique(items)
 
     # ------------------------------------------------------------ registry
 
@@ -702,13 +695,16 @@ def _bad_prefix(prefix: str, bad: list[str]) -> ToolDefinitionError:
 
 
 def _unique(tools: Iterable[Tool[Any, Any]]) -> dict[str, Tool[Any, Any]]:
-    """The tools by name, in order.
+    """The tools by name, in order, checked in order as `add` checks each.
 
     Raises:
+        NotAToolError: An item is not a `Tool`.
         DuplicateToolError: Two different tools share a name.
     """
     found: dict[str, Tool[Any, Any]] = {}
     for item in tools:
+        if not isinstance(item, Tool):
+            raise _not_a_tool(item)
         existing = found.get(item.name)
         if existing is not None and existing is not item:
             raise _duplicate(item, existing)
