@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from ._exceptions import ContentError
-from ._record import Record
+from ._record import Record, TextRecord
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -114,16 +114,14 @@ def _size(data: bytes | None) -> str:
     return "None" if data is None else f"<{len(data):,} bytes>"
 
 
-class Text(Record):
+class Text(TextRecord):
     """Text for the model; a plain `str` in a returned list becomes one.
 
     Attributes:
         text: The text.
     """
 
-    __match_args__ = ("text",)
-    __slots__ = ("text",)
-    text: str
+    __slots__ = ()
 
     def __init__(self, text: str) -> None:
         if not isinstance(text, str):

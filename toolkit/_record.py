@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, NoReturn, TypeVar
 
-__all__ = ["Record"]
+__all__ = ["Record", "TextRecord"]
 
 R = TypeVar("R", bound="Record")
 _set = object.__setattr__
@@ -74,6 +74,17 @@ class Record:
                 changes.get(name, getattr(self, name)) for name in _fields(type(self))
             ),
         )
+
+
+class TextRecord(Record):
+    """A record of one string, `text`; the base of `Text` and `TextUI`."""
+
+    __match_args__ = ("text",)
+    __slots__ = ("text",)
+    text: str
+
+    def __init__(self, text: str) -> None:
+        _set(self, "text", text)
 
 
 def _fields(cls: type) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from ._content import PART_TYPES, Part, Text, as_parts, is_content, joined_text
 from ._exceptions import ContentError
 from ._json import TooDeep, encode, refers_to_itself, to_jsonable, type_name
 from ._log import log_failure
-from ._record import Record
+from ._record import Record, TextRecord
 
 __all__ = [
     "UI",
@@ -48,19 +48,14 @@ class Widget(Protocol):
         ...
 
 
-class TextUI(Record):
+class TextUI(TextRecord):
     """A note shown in the chat UI, invisible to the model.
 
     Attributes:
         text: The note.
     """
 
-    __match_args__ = ("text",)
-    __slots__ = ("text",)
-    text: str
-
-    def __init__(self, text: str) -> None:
-        _set(self, "text", text)
+    __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The host-UI form: `{"kind": "text", "text": ...}`."""
