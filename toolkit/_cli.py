@@ -21,7 +21,7 @@ import pathlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from . import __version__
 from ._content import Text, describe, save_part
@@ -64,6 +64,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return _init(pathlib.Path(options.folder))
     if options.target.startswith(_MCP_PREFIX):
         return _with_mcp_server(options)
+    if options.command == "serve":
+        return _serve(options)  # serve loads the target by its name, as workers do
     tools = load_target(options.target)
     return int(options.run(tools, options))
 
@@ -152,8 +154,6 @@ examples:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from . import providers
-
     parser = argparse.ArgumentParser(
         prog="toolkit",
         description="Turn annotated Python functions into LLM tools.",
@@ -162,22 +162,45 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"toolkit {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (
+        _schema_command,
+        _call_command,
+        _lint_command,
+        _serve_command,
+        _init_command,
+    ):
+        add(commands)  # in the order `toolkit --help` lists them
+    return parser
 
-    def command(name: str, help: str, description: str) -> argparse.ArgumentParser:
-        return commands.add_parser(
-            name,
-            help=help,
-            description=description,
-            epilog=_EXAMPLES[name],
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
 
-    schema = command(
+_Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def _command(
+    commands: _Commands, name: str, help: str, description: str, *, target: bool = True
+) -> argparse.ArgumentParser:
+    """A subcommand; `target`: it works on the tools a TARGET names."""
+    command = commands.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog=_EXAMPLES[name],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    if target:
+        command.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    return command
+
+
+def _schema_command(commands: _Commands) -> None:
+    from . import providers
+
+    schema = _command(
+        commands,
         "schema",
         "print the tools' schemas for an LLM API",
         "Print the tools' definitions for an LLM API as indented JSON.",
     )
-    schema.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     schema.add_argument(
         "--format",
         choices=("json", *providers.NAMES),
@@ -191,14 +214,29 @@ def _parser() -> argparse.ArgumentParser:
     )
     schema.set_defaults(run=_schema)
 
-    call = command(
+
+def _schema(tools: ToolSet, options: argparse.Namespace) -> int:
+    extra: dict[str, Any] = {}
+    if options.strict:
+        if options.format not in _STRICT_FORMATS:
+            msg = f"--strict applies to {', '.join(_STRICT_FORMATS)}, not {options.format}"
+            raise TargetError(msg)
+        extra["strict"] = True
+    print(
+        json.dumps(tools.export(options.format, **extra), indent=2, ensure_ascii=False)
+    )
+    return 0
+
+
+def _call_command(commands: _Commands) -> None:
+    call = _command(
+        commands,
         "call",
         "call one tool and print the result text",
         "Call one tool as a model would and print the text the model would read,\n"
         "then one line per image, audio, file or resource it returned;\n"
         "exit status 1 on an error result.",
     )
-    call.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     call.add_argument(
         "tool",
         metavar="TOOL_NAME",
@@ -227,60 +265,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     call.set_defaults(run=_call)
 
-    check = command(
-        "lint",
-        "report what will make models misuse the tools",
-        "Report what will make models misuse the tools or an API refuse them:\n"
-        "missing or thin descriptions, undocumented parameters, bad names,\n"
-        "strict-mode problems. Exit status 1 when it finds any.",
-    )
-    check.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
-    check.add_argument(
-        "--gemini-openapi",
-        action="store_true",
-        help="also report the limits of Gemini's older OpenAPI `parameters` form "
-        "(the default Gemini export has none of them)",
-    )
-    check.set_defaults(run=_lint)
-
-    serve = command(
-        "serve",
-        "serve the tools over MCP (stdio, or streamable HTTP)",
-        "Serve the tools over MCP: stdio by default, streamable HTTP with --http.\n"
-        'Needs the mcp extra: pip install "toolkit-llm[mcp]".',
-    )
-    serve.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
-    _serve_arguments(serve)
-    serve.set_defaults(run=_serve)
-
-    init = command(
-        "init",
-        "write a starter tools.py and its test",
-        "Write a starter tools.py with two documented tools, and a test_tools.py\n"
-        "that pytest runs. An existing file is never overwritten.",
-    )
-    init.add_argument(
-        "folder",
-        metavar="FOLDER",
-        nargs="?",
-        default=".",
-        help="where to write them (default: the current folder)",
-    )
-    return parser
-
-
-def _schema(tools: ToolSet, options: argparse.Namespace) -> int:
-    extra: dict[str, Any] = {}
-    if options.strict:
-        if options.format not in _STRICT_FORMATS:
-            msg = f"--strict applies to {', '.join(_STRICT_FORMATS)}, not {options.format}"
-            raise TargetError(msg)
-        extra["strict"] = True
-    print(
-        json.dumps(tools.export(options.format, **extra), indent=2, ensure_ascii=False)
-    )
-    return 0
-
 
 def _call(tools: ToolSet, options: argparse.Namespace) -> int:
     if options.verbose:
@@ -307,6 +291,24 @@ def _log_to_stderr() -> None:
     found.setLevel(logging.DEBUG)
 
 
+def _lint_command(commands: _Commands) -> None:
+    check = _command(
+        commands,
+        "lint",
+        "report what will make models misuse the tools",
+        "Report what will make models misuse the tools or an API refuse them:\n"
+        "missing or thin descriptions, undocumented parameters, bad names,\n"
+        "strict-mode problems. Exit status 1 when it finds any.",
+    )
+    check.add_argument(
+        "--gemini-openapi",
+        action="store_true",
+        help="also report the limits of Gemini's older OpenAPI `parameters` form "
+        "(the default Gemini export has none of them)",
+    )
+    check.set_defaults(run=_lint)
+
+
 def _lint(tools: ToolSet, options: argparse.Namespace) -> int:
     findings: list[Finding] = lint(tools)
     if not options.gemini_openapi:
@@ -325,7 +327,14 @@ def _lint(tools: ToolSet, options: argparse.Namespace) -> int:
     return 0
 
 
-def _serve_arguments(serve: argparse.ArgumentParser) -> None:
+def _serve_command(commands: _Commands) -> None:
+    serve = _command(
+        commands,
+        "serve",
+        "serve the tools over MCP (stdio, or streamable HTTP)",
+        "Serve the tools over MCP: stdio by default, streamable HTTP with --http.\n"
+        'Needs the mcp extra: pip install "toolkit-llm[mcp]".',
+    )
     from .providers import _mcp_http as http
 
     serve.add_argument(
@@ -457,7 +466,7 @@ _HTTP_FLAGS: Final[dict[str, Any]] = {
 }
 
 
-def _serve(tools: ToolSet, options: argparse.Namespace) -> int:
+def _serve(options: argparse.Namespace) -> int:
     from .providers import _mcp_server
 
     given = [
@@ -486,8 +495,7 @@ def _serve(tools: ToolSet, options: argparse.Namespace) -> int:
         if options.sse_poll is not None:
             extra["sse_poll"] = options.sse_poll
     try:
-        _mcp_server.serve_tools(
-            tools,
+        _mcp_server.serve(
             options.target,
             options.http,
             name=options.name,
@@ -624,6 +632,24 @@ def _module_tools(module: ModuleType, target: str) -> ToolSet:
 
 
 # ------------------------------------------------------------------ init
+
+
+def _init_command(commands: _Commands) -> None:
+    init = _command(
+        commands,
+        "init",
+        "write a starter tools.py and its test",
+        "Write a starter tools.py with two documented tools, and a test_tools.py\n"
+        "that pytest runs. An existing file is never overwritten.",
+        target=False,
+    )
+    init.add_argument(
+        "folder",
+        metavar="FOLDER",
+        nargs="?",
+        default=".",
+        help="where to write them (default: the current folder)",
+    )
 
 
 def _init(folder: pathlib.Path) -> int:

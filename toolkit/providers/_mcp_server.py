@@ -198,39 +198,11 @@ def serve(
             range, or a non-loopback address would be served without auth.
         OSError: The address cannot be served (a port in use).
     """
-    require_mcp()
-    target = toolset if isinstance(toolset, str) else None
-    serve_tools(
-        _load(toolset),
-        target,
-        http,
-        name=name,
-        version=version,
-        workers=workers,
-        grace=grace,
-        log_level=log_level,
-        no_auth=no_auth,
-        **options,
-    )
-
-
-def serve_tools(
-    tools: ToolSet,
-    target: str | None,
-    http: str | None,
-    *,
-    name: str | None = None,
-    version: str | None = None,
-    workers: int = 1,
-    grace: float = DEFAULT_GRACE,
-    log_level: str = "warning",
-    no_auth: bool = False,
-    **options: Any,
-) -> None:
-    """`serve` for tools already loaded from `target` (None: not importable by workers)."""
     from ._mcp_http import Plan, check_exposure, configure_logging, parse_address, run
 
     require_mcp()
+    target = toolset if isinstance(toolset, str) else None
+    tools = _load(toolset)
     name = name or (_target_name(target) if target else "toolkit")
     if http is None:
         if workers != 1 or options:
