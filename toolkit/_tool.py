@@ -58,6 +58,7 @@ P = ParamSpec("P")
 P2 = ParamSpec("P2")
 R = TypeVar("R")
 R2 = TypeVar("R2")
+T = TypeVar("T", bound="Tool[Any, Any]")
 
 ErrorFormatter = Callable[["Tool[Any, Any]", BaseException], str]
 """Turns a tool's exception into the text the model sees (see `ToolSet(error_formatter=...)`)."""
@@ -272,12 +273,7 @@ class Tool(Generic[P, R]):
         """Bind a method tool to an instance, dropping `self`."""
         if not self._plan.is_method or instance is None:
             return self
-        return self._bound_to(instance, owner)
-
-    def _bound_to(self, target: object, owner: type | None) -> Self:
-        bound = self._copy()
-        bound._use(self._plan.bound_to(bound, target, owner))
-        return bound
+        return _bound_to(self, instance, owner)
 
     def _copy(self) -> Self:
         clone = object.__new__(type(self))
@@ -388,7 +384,17 @@ class ClassLevelTool(Tool[P, R]):
         """Bind a classmethod tool to its class; a staticmethod tool is returned as is."""
         if not self._plan.is_method:
             return self
-        return self._bound_to(owner if owner is not None else type(instance), owner)
+        return _bound_to(self, owner if owner is not None else type(instance), owner)
+
+
+def _bound_to(tool: T, target: object, owner: type | None) -> T:
+    """A copy of a method tool whose calls go to its function bound to `target`.
+
+    `Tool.__get__` binds to an instance, `ClassLevelTool.__get__` to a class.
+    """
+    bound = tool._copy()
+    bound._use(tool._plan.bound_to(bound, target, owner))
+    return bound
 
 
 def _check_new(
