@@ -30,8 +30,7 @@ from ._tool import Tool as Tool
 from ._tool import json_schema as json_schema
 from ._tool import tool as tool
 from ._toolset import ToolSet as ToolSet
-
-__version__ = "0.1.0"
+from ._version import __version__ as __version__
 
 __all__ = [
     "AITool",

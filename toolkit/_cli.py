@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, Final, TypeAlias
 
-from . import __version__
 from ._content import Text, describe, save_part
 from ._lint import Finding, lint
 from ._tool import Tool
 from ._toolset import ToolSet
+from ._version import __version__
 
 __all__ = ["main"]
 

@@ -70,6 +70,7 @@ class Context(Record, Generic[DepsT]):
 
     __match_args__ = ("agent_id", "call_id", "tool_name", "deps")
     __slots__ = ("_scope", "agent_id", "call_id", "deps", "tool_name")
+    _injected: Final = True  # how the type layer tells a Context parameter
     agent_id: str
     call_id: str
     tool_name: str

@@ -20,7 +20,6 @@ import typing
 from typing import Any, Final, Literal, Union
 
 from . import _nodes as nodes
-from ._context import Context
 from ._docstrings import parse_docstring
 from ._exceptions import ToolDefinitionError
 from ._nodes import MAX_DEPTH
@@ -139,12 +138,21 @@ def is_context(annotation: Any) -> bool:
 def is_context_type(tp: Any) -> bool:
     """`is_context` for a type `unwrap` already returned."""
     origin = typing.get_origin(tp)
-    if tp is Context or origin is Context:
+    if is_context_class(tp) or is_context_class(origin):
         return True
     if origin in _UNIONS:
         members = [arg for arg in typing.get_args(tp) if arg is not _NONE_TYPE]
         return len(members) == 1 and is_context(members[0])
     return False
+
+
+def is_context_class(tp: Any) -> bool:
+    """Whether `tp` is the `Context` class itself, found by the mark it carries.
+
+    The class is the runtime's (its methods reach the host); this layer,
+    which the runtime's form building uses, only recognises it.
+    """
+    return isinstance(tp, type) and tp.__dict__.get("_injected") is True
 
 
 def is_model_class(tp: Any) -> bool:
@@ -448,7 +456,7 @@ class Translator:
             return self._array(tp, _ARRAYS[origin or tp])
         if origin in _MAPS or _among(tp, _MAPS):
             return self._map(typing.get_args(tp))
-        if tp is Context or origin is Context:
+        if is_context_class(tp) or is_context_class(origin):
             return _fail(
                 "Context can only annotate a parameter of the tool itself, not a type inside another"
             )

@@ -23,6 +23,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
+from toolkit._version import __version__
+
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
 
@@ -143,7 +145,7 @@ def asgi_app(
     server = build_server(
         toolset,
         name=name or "toolkit",
-        version=version or _version(),
+        version=version or __version__,
         sse_poll=sse_poll,
     )
     events = EventLog() if resumable else None
@@ -194,12 +196,6 @@ def server_tools(toolset: ToolSet) -> list[Any]:
     from .mcp import tools
 
     return tools(toolset)
-
-
-def _version() -> str:
-    from toolkit import __version__
-
-    return __version__
 
 
 def _check_limits(max_body: int, max_sessions: int | None, idle: float | None) -> None:

@@ -16,6 +16,7 @@ from toolkit._json import to_jsonable
 from toolkit._log import log_failure
 from toolkit._results import ToolResult, error_text, safe_text
 from toolkit._tool import Tool
+from toolkit._version import __version__
 
 from ._common import mint_id
 from ._mcp_http import DEFAULT_GRACE
@@ -212,7 +213,9 @@ def serve(
         configure_logging(log_level)
         import anyio
 
-        anyio.run(_serve, build_server(tools, name=name, version=version or _version()))
+        anyio.run(
+            _serve, build_server(tools, name=name, version=version or __version__)
+        )
         return
     host, port = parse_address(http)
     check_exposure(host, options.get("auth"), no_auth)
@@ -261,12 +264,6 @@ def _target_name(target: str) -> str:
 
     location = _split(target)[0]
     return pathlib.Path(location).stem if location.endswith(".py") else location
-
-
-def _version() -> str:
-    from toolkit import __version__
-
-    return __version__
 
 
 async def _serve(server: Any) -> None:
