@@ -457,7 +457,7 @@ def test_serve_from_python_refuses_what_the_command_refuses() -> None:
 
 def test_workers_find_a_toolset_by_the_module_that_holds_it() -> None:
     from toolkit import ToolSet
-    from toolkit._cli import load_target
+    from toolkit._target import load_target
     from toolkit.providers._mcp_http import import_path
 
     found = import_path(TOOLS)  # a module holding it, as workers would import it

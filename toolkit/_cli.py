@@ -13,19 +13,16 @@ status 1, as other command-line tools do.
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import os
 import pathlib
 import sys
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any, Final, TypeAlias
 
 from ._content import Text, describe, save_part
 from ._lint import Finding, lint
-from ._tool import Tool
+from ._target import TargetError, load_target
 from ._toolset import ToolSet
 from ._version import __version__
 
@@ -34,10 +31,6 @@ __all__ = ["main"]
 _STRICT_FORMATS: Final = ("openai", "openai_responses", "anthropic")
 # Limits of Gemini's older OpenAPI `parameters` form only: the default Gemini
 # export (`parametersJsonSchema`) takes any property name and recursion.
-
-
-class TargetError(Exception):
-    """The TARGET cannot be loaded or holds no tools."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -467,7 +460,7 @@ _HTTP_FLAGS: Final[dict[str, Any]] = {
 
 
 def _serve(options: argparse.Namespace) -> int:
-    from .providers import _mcp_server
+    from .providers._mcp_serve import serve
 
     given = [
         key for key, value in _HTTP_FLAGS.items() if getattr(options, key) != value
@@ -495,7 +488,7 @@ def _serve(options: argparse.Namespace) -> int:
         if options.sse_poll is not None:
             extra["sse_poll"] = options.sse_poll
     try:
-        _mcp_server.serve(
+        serve(
             options.target,
             options.http,
             name=options.name,
@@ -516,119 +509,6 @@ def _token(variable: str | None) -> str | None:
         msg = f"--auth-token-env {variable}: the environment variable {variable} is not set, or empty"
         raise TargetError(msg)
     return value
-
-
-# ------------------------------------------------------------------ targets
-
-
-def load_target(target: str) -> ToolSet:
-    """The tools named by TARGET, as a `ToolSet`.
-
-    Raises:
-        TargetError: The module cannot be found or imported, the attribute is
-            missing, or there are no tools.
-    """
-    location, _, attribute = _split(target)
-    module = _import(location)
-    if attribute:
-        return _as_toolset(_attribute(module, attribute), target)
-    return _module_tools(module, target)
-
-
-def _split(target: str) -> tuple[str, str, str]:
-    """`file.py:attr` or `pkg.mod:attr`; a Windows drive letter's colon is not a separator."""
-    head, sep, tail = target.rpartition(":")
-    if sep and tail and not tail.startswith(("\\", "/")) and len(head) > 1:
-        return head, sep, tail
-    return target, "", ""
-
-
-def _import(location: str) -> ModuleType:
-    path = pathlib.Path(location)
-    if location.endswith(".py") or path.is_file():
-        return _import_file(path)
-    if path.is_dir() and not _is_package(location, path):
-        msg = f"{location} is a folder, give a .py file or a module"
-        raise TargetError(msg)
-    if str(pathlib.Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(pathlib.Path.cwd()))
-    try:
-        return importlib.import_module(location)
-    except ImportError as error:
-        msg = f"cannot import {location!r}: {error}"
-        raise TargetError(msg) from None
-
-
-def _is_package(location: str, path: pathlib.Path) -> bool:
-    """`pkg.sub` naming a folder with an `__init__.py` is a module; `pkg/sub` is a path."""
-    dotted = all(part.isidentifier() for part in location.split("."))
-    return dotted and (path / "__init__.py").is_file()
-
-
-def _import_file(path: pathlib.Path) -> ModuleType:
-    if not path.is_file():
-        msg = f"no such file: {path}"
-        raise TargetError(msg)
-    name = path.stem
-    spec = importlib.util.spec_from_file_location(name, path.resolve())
-    if spec is None or spec.loader is None:
-        msg = f"cannot load {path} as a Python module"
-        raise TargetError(msg)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.resolve().parent))
-    sys.modules[name] = module  # postponed annotations are resolved through sys.modules
-    try:
-        spec.loader.exec_module(module)
-    except Exception as error:
-        msg = f"importing {path} failed: {type(error).__name__}: {error}"
-        raise TargetError(msg) from None
-    return module
-
-
-def _attribute(module: ModuleType, attribute: str) -> Any:
-    value: Any = module
-    for part in attribute.split("."):
-        if not hasattr(value, part):
-            msg = f"{module.__name__!r} has no attribute {attribute!r}"
-            raise TargetError(msg)
-        value = getattr(value, part)
-    return value
-
-
-def _as_toolset(value: Any, target: str) -> ToolSet:
-    if isinstance(value, ToolSet):
-        return value
-    if isinstance(value, Tool):
-        return ToolSet([value])
-    if (
-        isinstance(value, (list, tuple))
-        and value
-        and all(isinstance(item, Tool) for item in value)
-    ):
-        return ToolSet(value)
-    kind = (
-        f"the class {value.__name__}"
-        if isinstance(value, type)
-        else f"a value of type {type(value).__name__}"
-    )
-    msg = f"{target} is {kind}, not a ToolSet, a Tool or a list of tools"
-    raise TargetError(msg)
-
-
-def _module_tools(module: ModuleType, target: str) -> ToolSet:
-    tools = ToolSet()
-    for value in list(vars(module).values()):
-        candidates = list(value) if isinstance(value, ToolSet) else [value]
-        for item in candidates:
-            if isinstance(item, Tool) and tools.get(item.name) is not item:
-                try:
-                    tools.add(item)
-                except ValueError as error:
-                    raise TargetError(str(error)) from None
-    if not tools:
-        msg = f"{target} defines no tools; decorate functions with @tool, or name a ToolSet with {target}:attribute"
-        raise TargetError(msg)
-    return tools
 
 
 # ------------------------------------------------------------------ init

@@ -17,7 +17,7 @@ import operator
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
 from ._content import with_text
 from ._context import Context
@@ -68,6 +68,10 @@ class ToolSet:
             None shares toolkit's pool of `DEFAULT_MAX_THREADS` (64). A sync
             tool that timed out holds its thread until it returns.
     """
+
+    _only_tools: Final = (
+        True  # how providers tell a set, whose items are checked on add
+    )
 
     def __init__(
         self,

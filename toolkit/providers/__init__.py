@@ -28,12 +28,21 @@ __all__ = ["NAMES", "get"]
 NAMES: Final = ("openai", "openai_responses", "anthropic", "gemini", "mcp")
 """Every provider, by the name `ToolSet.export` and the command line take."""
 
+_MODULES: Final = {"mcp": "_mcp_wire"}
+"""Where a provider's wire form lives when its public module offers more.
+
+`toolkit.providers.mcp` also offers the client and the server, which build
+and serve `ToolSet`s; the set's own `export` needs only the wire form, so
+the table loads that, and the set and its providers import no loop.
+"""
+
 
 def get(name: str) -> ModuleType:
-    """The provider module called `name`, imported now if it was not yet.
+    """The module of provider `name`'s wire form, imported now if it was not yet.
 
     A provider module offers `tools`, `parse_calls`, `results`, `handle`
-    and `lint` (and `strict_problems` where the API has a strict mode).
+    and `lint` (and `strict_problems` where the API has a strict mode); for
+    most providers it is `toolkit.providers.<name>` itself.
 
     Raises:
         ValueError: No provider has that name; the message lists them.
@@ -43,4 +52,4 @@ def get(name: str) -> ModuleType:
         raise ValueError(msg)
     import importlib
 
-    return importlib.import_module(f"{__name__}.{name}")
+    return importlib.import_module(f"{__name__}.{_MODULES.get(name, name)}")

@@ -35,12 +35,14 @@ MINTED_PREFIX: Final = "toolkit-"
 def as_tools(
     source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]],
 ) -> list[Tool[Any, Any]]:
-    """The tools of a `ToolSet`, a single `Tool` or a list of tools, in order."""
+    """The tools of a `ToolSet`, a single `Tool` or a list of tools, in order.
+
+    A set is known by the mark its class carries, not by importing it: the
+    set's `export` asks the providers, which stay below it.
+    """
     if isinstance(source, Tool):
         return [source]
-    from toolkit._toolset import ToolSet
-
-    if isinstance(source, ToolSet):
+    if getattr(type(source), "_only_tools", False):
         return list(source)  # a set holds only tools: add checks each
     found = list(source)
     for item in found:

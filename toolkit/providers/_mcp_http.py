@@ -193,7 +193,7 @@ def asgi_app(
 
 
 def server_tools(toolset: ToolSet) -> list[Any]:
-    from .mcp import tools
+    from ._mcp_wire import tools
 
     return tools(toolset)
 
@@ -881,7 +881,7 @@ def _worker(plan: Plan, sock: socket.socket | None, ready: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor stops the workers
     configure_logging(plan.log_level)
     try:
-        from toolkit._cli import TargetError, load_target
+        from toolkit._target import TargetError, load_target
 
         assert plan.target is not None
         toolset = load_target(plan.target)
