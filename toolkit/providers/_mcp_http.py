@@ -149,11 +149,12 @@ def asgi_app(
         sse_poll=sse_poll,
     )
     events = EventLog() if resumable else None
+    security = transport_security(allowed_hosts, allowed_origins)
     manager = StreamableHTTPSessionManager(
         app=server,
         json_response=json_response,
         stateless=stateless,
-        security_settings=transport_security(allowed_hosts, allowed_origins),
+        security_settings=security,
         max_request_body_size=max_body,
         session_idle_timeout=None if stateless else session_idle_timeout,
         max_sessions=max_sessions,
@@ -164,6 +165,12 @@ def asgi_app(
     inner: Any = StreamableHTTPASGIApp(manager)
     if events is not None:
         inner = app.sessions = Sessions(inner, events, session_idle_timeout)
+    if stateless and json_response:
+        from ._mcp_direct import Direct
+
+        inner = app.direct_path = Direct(
+            inner, manager, security, max_body, lambda: app.running
+        )
     endpoint: Any = app.endpoint(inner)
 
     async def healthz(request: Any) -> Any:
@@ -359,6 +366,10 @@ class App:
         self.authenticated = False
         self.tool_count = 0
         self.sessions: Any = None  # the session tracker of resumable streams
+        self.direct_path: Any = (
+            None  # stateless JSON answers without the SDK's machinery
+        )
+        self.running = False  # the lifespan has started the session manager
         self.in_flight = 0
         self._closing: Any = None  # an anyio Event, made on the event loop
 
@@ -387,7 +398,11 @@ class App:
 
         self._closing = anyio.Event()
         async with self.manager.run():
-            yield
+            self.running = True
+            try:
+                yield
+            finally:
+                self.running = False
 
     def endpoint(self, inner: Any) -> Any:
         """`inner`, counting the POSTs in flight and ending event streams on close."""
