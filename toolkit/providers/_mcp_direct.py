@@ -81,7 +81,8 @@ class Direct:
             return
         version = _header(scope, b"mcp-protocol-version")
         if version is not None and version not in self._versions:
-            await self.inner(scope, receive, send)  # the 2026 protocol's own entry
+            # The SDK's entry for the 2026 protocol, which refuses unknown versions too.
+            await self.inner(scope, receive, send)
             return
         body, rest = await self._body(scope, receive)
         if body is None:  # too long, or the client left: the SDK answers it
