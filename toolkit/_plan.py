@@ -65,7 +65,7 @@ class Plan:
     _invoker: Invoker | None = None  # set by compile
     _output: OutputCheck | None = None
     _direct: Callable[[Any], bool] | None = None  # the fast path of execute
-    _adirect: Callable[[Any], bool] | None = None  # the fast path of aexecute
+    _adirect: Callable[[Any], bool] | None = None  # the fast binding of aexecute
     _inline = False  # the sync path calls the target right here
     _awaits_inline = False  # the async path awaits the target right in the task
 
@@ -108,9 +108,9 @@ class Plan:
         invoker = self._invoker_of(tool)
         self.target = self._target(invoker)
         self._inline = self.function is not None and self.timeout is None
-        direct = invoker.direct if self._inline else None
-        self._direct = None if self.is_async else direct
-        self._adirect = direct if self.is_async else None
+        direct = invoker.direct if self.function is not None else None
+        self._direct = direct if self._inline and not self.is_async else None
+        self._adirect = direct
         self._awaits_inline = self.is_async and self.timeout is None and AWAITS_INLINE
         self._invoker = invoker
         return invoker

@@ -21,7 +21,6 @@ cancellation of the task that awaits it. They travel wrapped in `Raised`.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import os
 import queue
@@ -129,7 +128,7 @@ class ThreadPool:
     def _start_afresh(self) -> None:
         self._lock = threading.Lock()
         self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
-        self._idle = threading.Semaphore(0)  # idle threads that no call has claimed
+        self._idle = 0  # idle threads that no call has claimed (under _lock)
         self._threads = 0
         self._held = 0  # threads running a call that nobody waits for
         self._warned = False
@@ -154,15 +153,18 @@ class ThreadPool:
             RuntimeError: No thread could be started and none is running.
         """
         job = _Job(thunk, notify)
-        self._jobs.put(job)
-        if self._idle.acquire(blocking=False):
-            return job  # an idle thread takes it
         with self._lock:
-            start = self._threads < self.max_threads
-            if start:
-                self._threads += 1
-            warn = not start and self._held > 0 and not self._warned
-            self._warned = self._warned or warn
+            if self._idle:
+                self._idle -= 1
+                start = warn = False  # an idle thread takes it
+            else:
+                start = self._threads < self.max_threads
+                if start:
+                    self._threads += 1
+                warn = not start and self._held > 0 and not self._warned
+                self._warned = self._warned or warn
+        # Queued last, so that the woken thread finds the GIL free sooner.
+        self._jobs.put(job)
         if start:
             self._start_thread(job)
         elif warn:
@@ -219,20 +221,29 @@ class ThreadPool:
                 if self._retire():
                     return
                 continue
-            self._run(job)
-            self._idle.release()
+            notify = self._run(job)
+            # The waiter is told last: once the loop's thread wakes, it wants
+            # the GIL, which this thread gives up as soon as it waits for work.
+            if notify is not None:
+                try:  # noqa: SIM105  # no context manager on every call's path
+                    notify()
+                except Exception:  # the worker outlives any waiter
+                    pass
 
     def _retire(self) -> bool:
         with self._lock:
-            if self._jobs.empty() and self._idle.acquire(blocking=False):
+            if self._jobs.empty() and self._idle:
+                self._idle -= 1
                 self._threads -= 1
                 return True
         return False
 
-    def _run(self, job: _Job) -> None:
+    def _run(self, job: _Job) -> Callable[[], None] | None:
+        """Run `job`; the thread is idle again after it. Returns whom to notify, if anyone waits."""
         with self._lock:
-            if job.state != _PENDING:
-                return  # its caller stopped waiting before it started
+            if job.state != _PENDING:  # its caller stopped waiting before it started
+                self._idle += 1
+                return None
             job.state = _RUNNING
         thunk, job.thunk = job.thunk, None
         try:
@@ -241,13 +252,12 @@ class ThreadPool:
             job.error = error
         with self._lock:
             job.state = _DONE
-            abandoned = job.abandoned
-            if abandoned:
+            self._idle += 1
+            if job.abandoned:
                 self._held -= 1
                 self._warned = False
-        if not abandoned:
-            with contextlib.suppress(Exception):  # the worker must outlive any waiter
-                job.notify()
+                return None
+        return job.notify
 
 
 _CURRENT_JOB: contextvars.ContextVar[_Job | None] = contextvars.ContextVar(
@@ -349,8 +359,10 @@ async def in_thread(
     future: asyncio.Future[None] = loop.create_future()
 
     def notify() -> None:
-        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+        try:  # noqa: SIM105  # no context manager on every call's path
             loop.call_soon_threadsafe(_wake, future)
+        except RuntimeError:  # the loop has closed: nobody waits
+            pass
 
     job = pool.submit(thunk, notify)
     try:
