@@ -148,3 +148,102 @@ def test_valid_arguments_reach_the_function_alike() -> None:
     assert seen == [{"a": (1, int), "b": (2.5, float), "c": ("x", str)}]
     _same(fast, slow, seen, {"a": 1, "b": 2, "c": "x"})  # an int for a float: converted
     assert seen == [{"a": (1, int), "b": (2.0, float), "c": ("x", str)}]
+
+
+# ------------------------------------------------------------------ fan_out
+
+
+def test_fan_out_gives_what_gather_gives() -> None:
+    from toolkit._running import fan_out
+
+    async def value(index: int) -> int:
+        for _ in range(index % 3):
+            await asyncio.sleep(0)
+        return index * 2
+
+    async def both() -> tuple[list[int], list[int]]:
+        ours = await fan_out([value(index) for index in range(50)])
+        theirs = await asyncio.gather(*(value(index) for index in range(50)))
+        return ours, list(theirs)
+
+    ours, theirs = asyncio.run(both())
+    assert ours == theirs == [index * 2 for index in range(50)]
+    assert asyncio.run(fan_out([])) == []
+
+
+def test_fan_out_raises_the_first_exception_as_gather_does() -> None:
+    from toolkit._running import fan_out
+
+    class Boom(Exception):
+        pass
+
+    async def fails() -> int:
+        await asyncio.sleep(0)
+        raise Boom
+
+    async def fine() -> int:
+        return 1
+
+    async def main() -> None:
+        try:
+            await fan_out([fine(), fails(), fine()])
+        except Boom:
+            return
+        raise AssertionError("no exception")
+
+    asyncio.run(main())
+
+
+def test_cancelling_fan_out_cancels_every_task_and_waits_for_them() -> None:
+    from toolkit._running import fan_out
+
+    ended: list[str] = []
+
+    async def slow(index: int) -> int:
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0)  # cleanup that takes a turn of the loop
+            ended.append(f"cancelled {index}")
+            raise
+        return index
+
+    async def main() -> None:
+        task = asyncio.ensure_future(fan_out([slow(index) for index in range(5)]))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            finished = len(ended)  # every task finished before the caller resumed
+            assert finished == 5
+            return
+        raise AssertionError("not cancelled")
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+    assert sorted(ended) == [f"cancelled {index}" for index in range(5)]
+
+
+def test_a_task_cancelled_from_outside_cancels_fan_out_as_with_gather() -> None:
+    from toolkit._running import fan_out
+
+    async def main() -> str:
+        holder: list[asyncio.Task[Any]] = []
+
+        async def victim() -> int:
+            holder.append(asyncio.current_task())  # type: ignore[arg-type]
+            await asyncio.sleep(60)
+            return 1
+
+        async def killer() -> int:
+            await asyncio.sleep(0.01)
+            holder[0].cancel()
+            return 2
+
+        try:
+            await fan_out([victim(), killer()])
+        except asyncio.CancelledError:
+            return "cancelled"
+        return "finished"
+
+    assert asyncio.run(asyncio.wait_for(main(), 30)) == "cancelled"

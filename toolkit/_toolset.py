@@ -16,7 +16,7 @@ from __future__ import annotations
 import operator
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
 from ._content import with_text
@@ -35,6 +35,7 @@ from ._running import (
     await_tool,
     block_on,
     caller_cancelled,
+    fan_out,
     is_awaitable,
 )
 from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, tool, valid_name
@@ -507,34 +508,44 @@ class ToolSet:
         if host is not None:
             with hosted(host, on_loop=True):
                 return await self.run(agent_id, calls, deps=deps)
-        import asyncio
-
-        batch: list[ToolCall] = []
+        batch: list[tuple[ToolCall, Tool[Any, Any] | None]] = []
         results: list[ToolResult] = []
         for call in calls:
             found = self._lookup(call)
             if found is not None and found.sequential:
-                results.extend(await self._gather(asyncio, agent_id, batch, deps))
+                results.extend(await self._gather(agent_id, batch, deps))
                 batch = []
                 results.append(await self._run_call(agent_id, call, deps))
             else:
-                batch.append(call)
-        results.extend(await self._gather(asyncio, agent_id, batch, deps))
+                batch.append((call, found))
+        results.extend(await self._gather(agent_id, batch, deps))
         return results
 
     async def _gather(
-        self, asyncio: Any, agent_id: str, calls: list[ToolCall], deps: Any
+        self,
+        agent_id: str,
+        calls: list[tuple[ToolCall, Tool[Any, Any] | None]],
+        deps: Any,
     ) -> list[ToolResult]:
+        """Run `calls` (each with the tool it names, looked up once) concurrently."""
         if not calls:
             return []
-        started: list[Awaitable[ToolResult]]
+        started: list[Coroutine[Any, Any, ToolResult]]
         if self._middleware or self.max_output_chars is not None:
-            started = [self._run_call(agent_id, call, deps) for call in calls]
+            started = [self._run_call(agent_id, call, deps) for call, _ in calls]
         else:  # straight to each tool, one coroutine per call
-            started = [self._start(agent_id, call, deps) for call in calls]
+            formatter, pool = self.error_formatter, self._pool
+            started = [
+                found._plan.aexecute(
+                    agent_id, call.id, call.args, deps, formatter, pool
+                )
+                if found is not None
+                else self._start(agent_id, call, deps)
+                for call, found in calls
+            ]
         if len(started) == 1:
             return [await started[0]]
-        return list(await asyncio.gather(*started))
+        return await fan_out(started)
 
     def _lookup(self, call: object) -> Tool[Any, Any] | None:
         """The tool `call` names, or None (not a call, or a name of no tool)."""
@@ -543,7 +554,9 @@ class ToolSet:
         name = call.name
         return self._tools.get(name) if type(name) is str else None
 
-    def _start(self, agent_id: str, call: ToolCall, deps: Any) -> Awaitable[ToolResult]:
+    def _start(
+        self, agent_id: str, call: ToolCall, deps: Any
+    ) -> Coroutine[Any, Any, ToolResult]:
         """The tool's own coroutine for `call`, or one that answers with the error."""
         found = self._lookup(call)
         if found is not None:
