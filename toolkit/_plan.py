@@ -30,6 +30,7 @@ from ._log import log_failure, log_warning
 from ._results import Refused, ToolResult, error_text, normalise, safe_text
 from ._running import (
     AWAITS_INLINE,
+    Fan,
     Raised,
     ThreadPool,
     TimedOut,
@@ -68,6 +69,10 @@ class Plan:
     _adirect: Callable[[Any], bool] | None = None  # the fast binding of aexecute
     _inline = False  # the sync path calls the target right here
     _awaits_inline = False  # the async path awaits the target right in the task
+    _call: Callable[..., Any] | None = (
+        None  # the function, when kwargs are all it takes
+    )
+    _fast: Callable[..., Any] | None = None  # the function of aexecute_into's fast path
 
     def __init__(self, tool: Tool[Any, Any]) -> None:
         self.tool = tool
@@ -112,6 +117,12 @@ class Plan:
         self._direct = direct if self._inline and not self.is_async else None
         self._adirect = direct
         self._awaits_inline = self.is_async and self.timeout is None and AWAITS_INLINE
+        # Without positional-only parameters the target is `function(**kwargs)`:
+        # the function is called as it is, without the target's frame.
+        self._call = self.function if not invoker.positional else None
+        # Valid arguments of an async function without a timeout (direct is
+        # None when there are positional-only parameters or a Context).
+        self._fast = self._call if self._awaits_inline and direct else None
         self._invoker = invoker
         return invoker
 
@@ -209,7 +220,12 @@ class Plan:
         target = self.target
         try:
             if self._awaits_inline:  # the common case, without a task or frame more
-                outcome = await target(kwargs, agent_id, call_id)
+                call = self._call
+                outcome = await (
+                    call(**kwargs)
+                    if call is not None
+                    else target(kwargs, agent_id, call_id)
+                )
             elif self.is_async:
                 outcome = await await_tool(
                     target(kwargs, agent_id, call_id), self.timeout
@@ -225,6 +241,55 @@ class Plan:
         except BaseException as error:  # whatever the tool raised: this call's result
             return self.failure(error, formatter, awaited=True)
         return self.finish(outcome)
+
+    async def aexecute_into(
+        self,
+        fan: Fan,
+        index: int,
+        agent_id: str,
+        call_id: str,
+        args: Any,
+        deps: Any,
+        formatter: ErrorFormatter | None,
+        pool: ThreadPool | None = None,
+    ) -> None:
+        """`aexecute`, its result stored in `fan` as call `index`'s: one coroutine per call of a turn.
+
+        Valid arguments of an async function without a timeout take the
+        fast path of `aexecute` right here, rather than in a coroutine
+        awaited by another; every other call awaits `aexecute`. What it
+        raises (the caller's cancellation, `KeyboardInterrupt`) goes to
+        `fan.fail`.
+        """
+        try:
+            call, direct = self._fast, self._adirect
+            if (
+                call is not None
+                and direct is not None
+                and not is_large(args)
+                and _fits(direct, args)
+            ):
+                try:
+                    outcome = await call(**args)
+                    if is_awaitable(outcome):
+                        outcome = await await_tool(outcome, None)
+                except BaseException as error:  # whatever the tool raised
+                    result = self.failure(error, formatter, awaited=True)
+                else:
+                    # finish(outcome), without its call for the common text
+                    result = (
+                        ToolResult(outcome)
+                        if type(outcome) is str and self._output is None
+                        else self.finish(outcome)
+                    )
+            else:
+                result = await self.aexecute(
+                    agent_id, call_id, args, deps, formatter, pool
+                )
+        except BaseException as error:  # raised to the caller, as gather does
+            fan.fail(error)
+            return
+        fan.put(index, result)
 
     # ------------------------------------------------------------ outcomes
 

@@ -35,6 +35,7 @@ from ._log import log_warning
 __all__ = [
     "AWAITS_INLINE",
     "DEFAULT_MAX_THREADS",
+    "Fan",
     "Raised",
     "ThreadPool",
     "TimedOut",
@@ -433,54 +434,97 @@ async def _captured(awaitable: Awaitable[Any]) -> tuple[Any, BaseException | Non
         return None, error
 
 
+class Fan:
+    """The values of calls run concurrently, each stored by the task that made it.
+
+    What `asyncio.gather` does with coroutines, with less work per call:
+    each task stores its value itself (`put`) and the last one wakes the
+    caller, where gather adds a done callback to each task and runs it
+    through the loop. A task made from a coroutine of the caller's goes
+    through `into`; a call that knows of the fan stores its own value, so
+    that it is one coroutine, not two. The first exception a task hands to
+    `fail` is raised to the caller, as gather does, and the others keep
+    running.
+
+    Args:
+        count: How many values to wait for.
+    """
+
+    __slots__ = ("finished", "left", "values")
+
+    def __init__(self, count: int) -> None:
+        import asyncio
+
+        self.values: list[Any] = [None] * count
+        self.left = count
+        self.finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def put(self, index: int, value: Any) -> None:
+        """The value of call `index`; the last one wakes the caller."""
+        self.values[index] = value
+        self.left -= 1
+        if not self.left and not self.finished.done():
+            self.finished.set_result(None)
+
+    def fail(self, error: BaseException) -> None:
+        """A call raised `error`: the first such is raised to the caller."""
+        if not self.finished.done():
+            self.finished.set_exception(error)
+
+    async def into(self, index: int, coroutine: Coroutine[Any, Any, Any]) -> None:
+        """Await `coroutine` and store its value as call `index`'s."""
+        try:
+            value = await coroutine
+        except BaseException as error:  # raised to the caller, as gather does
+            self.fail(error)
+            return
+        self.put(index, value)
+
+    async def run(
+        self,
+        calls: list[Coroutine[Any, Any, None]],
+        inner: list[Coroutine[Any, Any, Any]],
+    ) -> list[Any]:
+        """Run each of `calls` (each stores its value here) in a task of its own; the values, in order.
+
+        When the caller is cancelled, every task is cancelled and has
+        finished before the cancellation goes on, as with gather; `inner`
+        are the coroutines that `into` awaits, closed in case their task was
+        cancelled before it began (else each warns that it was never awaited).
+        """
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        tasks = [loop.create_task(call) for call in calls]
+        if not tasks:
+            return []
+        finished = self.finished
+        try:
+            await finished
+        except asyncio.CancelledError:
+            if not finished.cancelled():  # a task was cancelled, not the caller
+                raise
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks)
+            for coroutine in inner:  # one whose task was cancelled before it began
+                coroutine.close()
+            raise
+        return self.values
+
+
 async def fan_out(coroutines: list[Coroutine[Any, Any, T]]) -> list[T]:
     """Run coroutines concurrently, each in a task of its own; their values, in order.
 
-    What `asyncio.gather` does with coroutines, with less work per
-    coroutine: each stores its value itself, and the last one to finish wakes
-    the caller, where gather adds a done callback to each task and runs it
-    through the loop. Made for coroutines that never raise for a call's
-    fault (the calls of a `ToolSet`): the first exception one raises is
-    raised here, as gather does, and the others keep running. When the
-    caller is cancelled, every task is cancelled and has finished before
-    the cancellation goes on, as with gather.
+    What `asyncio.gather` does with coroutines (see `Fan`). Made for
+    coroutines that never raise for a call's fault (the calls of a
+    `ToolSet`): the first exception one raises is raised here, as gather
+    does, and the others keep running. When the caller is cancelled, every
+    task is cancelled and has finished before the cancellation goes on.
     """
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    values: list[Any] = [None] * len(coroutines)
-    finished = loop.create_future()
-    left = len(coroutines)
-
-    async def into(index: int, coroutine: Coroutine[Any, Any, T]) -> None:
-        nonlocal left
-        try:
-            values[index] = await coroutine
-        except BaseException as error:  # raised to the caller, as gather does
-            if not finished.done():
-                finished.set_exception(error)
-            return
-        left -= 1
-        if not left and not finished.done():
-            finished.set_result(None)
-
-    tasks = [
-        loop.create_task(into(index, item)) for index, item in enumerate(coroutines)
-    ]
-    if not tasks:
-        return []
-    try:
-        await finished
-    except asyncio.CancelledError:
-        if not finished.cancelled():  # a task was cancelled, not the caller
-            raise
-        for task in tasks:
-            task.cancel()
-        await asyncio.wait(tasks)
-        for coroutine in coroutines:  # one whose task was cancelled before it began
-            coroutine.close()
-        raise
-    return values
+    fan = Fan(len(coroutines))
+    calls = [fan.into(index, item) for index, item in enumerate(coroutines)]
+    return await fan.run(calls, coroutines)
 
 
 def caller_cancelled(error: BaseException) -> bool:

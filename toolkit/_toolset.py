@@ -30,6 +30,7 @@ from ._options import DecoratorOptions
 from ._results import ToolCall, ToolResult, Widget, checked_result, error_text
 from ._running import (
     DEFAULT_MAX_THREADS,
+    Fan,
     Raised,
     ThreadPool,
     await_tool,
@@ -530,22 +531,38 @@ class ToolSet:
         """Run `calls` (each with the tool it names, looked up once) concurrently."""
         if not calls:
             return []
-        started: list[Coroutine[Any, Any, ToolResult]]
         if self._middleware or self.max_output_chars is not None:
             started = [self._run_call(agent_id, call, deps) for call, _ in calls]
-        else:  # straight to each tool, one coroutine per call
-            formatter, pool = self.error_formatter, self._pool
-            started = [
-                found._plan.aexecute(
-                    agent_id, call.id, call.args, deps, formatter, pool
+            if len(started) == 1:
+                return [await started[0]]
+            return await fan_out(started)
+        if len(calls) == 1:
+            call, found = calls[0]
+            if found is None:
+                return [await self._start(agent_id, call, deps)]
+            return [
+                await found._plan.aexecute(
+                    agent_id, call.id, call.args, deps, self.error_formatter, self._pool
                 )
-                if found is not None
-                else self._start(agent_id, call, deps)
-                for call, found in calls
             ]
-        if len(started) == 1:
-            return [await started[0]]
-        return await fan_out(started)
+        # Straight to each tool: one coroutine per call, which stores its result.
+        formatter, pool = self.error_formatter, self._pool
+        fan = Fan(len(calls))
+        inner: list[Coroutine[Any, Any, ToolResult]] = []
+        tasks: list[Coroutine[Any, Any, None]] = []
+        for index, (call, found) in enumerate(calls):
+            if found is not None:
+                tasks.append(
+                    found._plan.aexecute_into(
+                        fan, index, agent_id, call.id, call.args, deps, formatter, pool
+                    )
+                )
+            else:
+                answer = self._start(agent_id, call, deps)
+                inner.append(answer)
+                tasks.append(fan.into(index, answer))
+        results: list[ToolResult] = await fan.run(tasks, inner)
+        return results
 
     def _lookup(self, call: object) -> Tool[Any, Any] | None:
         """The tool `call` names, or None (not a call, or a name of no tool)."""
