@@ -69,9 +69,8 @@ class Plan:
     _adirect: Callable[[Any], bool] | None = None  # the fast binding of aexecute
     _inline = False  # the sync path calls the target right here
     _awaits_inline = False  # the async path awaits the target right in the task
-    _call: Callable[..., Any] | None = (
-        None  # the function, when kwargs are all it takes
-    )
+    # The function, when kwargs are all it takes (no positional-only parameters).
+    _call: Callable[..., Any] | None = None
     _fast: Callable[..., Any] | None = None  # the function of aexecute_into's fast path
 
     def __init__(self, tool: Tool[Any, Any]) -> None:

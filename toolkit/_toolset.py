@@ -71,9 +71,8 @@ class ToolSet:
             tool that timed out holds its thread until it returns.
     """
 
-    _only_tools: Final = (
-        True  # how providers tell a set, whose items are checked on add
-    )
+    # How providers tell a set (whose items add checks) without importing it.
+    _only_tools: Final = True
 
     def __init__(
         self,
@@ -538,13 +537,7 @@ class ToolSet:
             return await fan_out(started)
         if len(calls) == 1:
             call, found = calls[0]
-            if found is None:
-                return [await self._start(agent_id, call, deps)]
-            return [
-                await found._plan.aexecute(
-                    agent_id, call.id, call.args, deps, self.error_formatter, self._pool
-                )
-            ]
+            return [await self._start(agent_id, call, found, deps)]
         # Straight to each tool: one coroutine per call, which stores its result.
         formatter, pool = self.error_formatter, self._pool
         fan = Fan(len(calls))
@@ -558,7 +551,7 @@ class ToolSet:
                     )
                 )
             else:
-                answer = self._start(agent_id, call, deps)
+                answer = self._start(agent_id, call, None, deps)
                 inner.append(answer)
                 tasks.append(fan.into(index, answer))
         results: list[ToolResult] = await fan.run(tasks, inner)
@@ -572,10 +565,9 @@ class ToolSet:
         return self._tools.get(name) if type(name) is str else None
 
     def _start(
-        self, agent_id: str, call: ToolCall, deps: Any
+        self, agent_id: str, call: ToolCall, found: Tool[Any, Any] | None, deps: Any
     ) -> Coroutine[Any, Any, ToolResult]:
-        """The tool's own coroutine for `call`, or one that answers with the error."""
-        found = self._lookup(call)
+        """The coroutine of `found`, the tool `call` names (looked up by the caller), or one that answers with the error."""
         if found is not None:
             return found._plan.aexecute(
                 agent_id, call.id, call.args, deps, self.error_formatter, self._pool
@@ -594,7 +586,7 @@ class ToolSet:
         return await self._dispatch(agent_id, call, deps)
 
     async def _dispatch(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
-        return self._finish(await self._start(agent_id, call, deps))
+        return self._finish(await self._start(agent_id, call, self._lookup(call), deps))
 
     async def _through_middleware(
         self,
