@@ -764,3 +764,47 @@ def test_a_copy_of_a_tool_changed_leaves_the_original_export_alone() -> None:
     assert (
         ToolSet([other]).export("openai")[0]["function"]["description"] == "The copy."
     )
+
+
+def test_a_tool_made_after_the_openai_provider_loaded_carries_its_export() -> None:
+    # The provider registers its view when loaded: a tool made afterwards
+    # has it from its making, and the export hands out that very object.
+    import toolkit.providers.openai  # noqa: F401 - loading it registers the view
+
+    made = make("born_with_view")
+    kept = made._views["openai"]
+    assert kept["function"]["name"] == "born_with_view"
+    assert ToolSet([made]).export("openai")[0] is kept
+    raw = Tool.new(
+        name="raw_with_view",
+        description="Raw.",
+        parameters={"type": "object", "properties": {}},
+        execute_fn=lambda agent, call, args: "ok",
+    )
+    assert ToolSet([raw]).export("openai")[0] is raw._views["openai"]
+    made.name = "renamed_after"
+    assert "openai" not in made._views
+    assert ToolSet([made]).export("openai")[0]["function"]["name"] == "renamed_after"
+
+
+def test_a_view_that_fails_when_the_tool_is_made_fails_at_its_export() -> None:
+    # Building a registered view must not make a good tool fail to be made:
+    # the error belongs to the export that asks for the view.
+    from toolkit import _views
+
+    calls: list[str] = []
+
+    def broken(item: Tool[Any, Any]) -> str:
+        calls.append(item.name)
+        raise RuntimeError("cannot build this view")
+
+    _views.keep_when_made("probe_broken", broken)
+    try:
+        made = make("made_despite_view")
+        assert calls == ["made_despite_view"]
+        assert "probe_broken" not in made._views
+        with pytest.raises(RuntimeError, match="cannot build this view"):
+            _views.kept_view(made, "probe_broken", broken)
+    finally:
+        del _views._WHEN_MADE["probe_broken"]
+    assert "probe_broken" not in make("after_unregistered")._views
