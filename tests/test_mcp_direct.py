@@ -346,9 +346,15 @@ def test_a_call_answered_directly_is_counted_in_flight_for_draining() -> None:
     run(scenario())
 
 
-def test_the_direct_path_is_there_only_for_stateless_json_responses() -> None:
-    assert mcp.asgi_app(TOOLS, stateless=True, json_response=True).direct_path
-    for stateless, json_response in ((False, False), (True, False), (False, True)):
+def test_the_stateless_direct_path_is_there_only_for_stateless_json_responses() -> None:
+    from toolkit.providers._mcp_direct import Direct
+    from toolkit.providers._mcp_stream import SessionDirect
+
+    stateless = mcp.asgi_app(TOOLS, stateless=True, json_response=True).direct_path
+    assert type(stateless) is Direct
+    sessions = mcp.asgi_app(TOOLS).direct_path  # calls on a session's event stream
+    assert type(sessions) is SessionDirect
+    for stateless, json_response in ((True, False), (False, True)):
         app = mcp.asgi_app(TOOLS, stateless=stateless, json_response=json_response)
         assert app.direct_path is None
 

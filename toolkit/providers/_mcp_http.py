@@ -163,6 +163,19 @@ def asgi_app(
     )
     app = App(manager)
     inner: Any = StreamableHTTPASGIApp(manager)
+    if not (stateless or json_response or sse_poll):
+        from ._mcp_stream import SessionDirect, remember_connections
+
+        inner = app.direct_path = SessionDirect(
+            inner,
+            manager,
+            security,
+            max_body,
+            lambda: app.running,
+            toolset,
+            remember_connections(server),
+            events,
+        )
     if events is not None:
         inner = app.sessions = Sessions(inner, events, session_idle_timeout)
     if stateless and json_response:
@@ -366,9 +379,7 @@ class App:
         self.authenticated = False
         self.tool_count = 0
         self.sessions: Any = None  # the session tracker of resumable streams
-        self.direct_path: Any = (
-            None  # stateless JSON answers without the SDK's machinery
-        )
+        self.direct_path: Any = None  # answers without the SDK's per-request machinery
         self.running = False  # the lifespan has started the session manager
         self.in_flight = 0
         self._closing: Any = None  # an anyio Event, made on the event loop

@@ -1,0 +1,554 @@
+"""Calls on a stateful session's event stream, without the SDK's per-request machinery.
+
+For every POST of a session, the MCP SDK's transport builds an event-stream
+response with four tasks of its own, two memory streams and a writer task,
+and hands the request to the session's dispatcher, which runs it in another
+task and routes its answer back through the session's message router.
+`SessionDirect` answers the requests that need none of that (a single
+`tools/call` of a tool without a `Context` parameter, `tools/list` or
+`ping`, on a session the SDK knows) in the request's own task: the
+transport's checks run as the transport runs them, the session's own
+connection (its negotiated version, its client) and the SDK's request
+handling (`ServerRunner`) produce the answer, and the response is written as
+the transport writes it: the same headers, the priming event where the SDK
+sends one, each event stored in the session's event log under the id the
+client may resume from.
+
+What stays the SDK's: anything a check refuses, every other request or
+notification, and a tool that takes a `Context` (its progress, log records
+and questions to the client travel over the session's back channel). What
+this path keeps as the SDK does it:
+
+- a `notifications/cancelled` naming a call answered here cancels it (the
+  notification then goes on to the SDK, which answers it); the client gets
+  the error the SDK sends for a cancelled request;
+- a client that leaves mid-call cancels the call as the app's endpoint
+  decides (at once, or once it has not come back for the answer within the
+  resume window); until then the call runs, and its answer goes through the
+  session's message router, which stores it and hands it to a client that
+  resumed;
+- the session counts as in use while a call runs (the SDK's idle timeout),
+  and the keep-alive comment goes out every 15 seconds of a long call.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+import anyio
+
+from ._mcp_direct import Direct
+
+if TYPE_CHECKING:
+    from toolkit._toolset import ToolSet
+
+__all__ = ["SessionDirect", "remember_connections"]
+
+_REQUESTS: Final = frozenset({"ping", "tools/list", "tools/call"})
+_CANCELLED: Final = "notifications/cancelled"
+_SEP: Final = "\r\n"
+_PING_SECONDS: Final = 15.0
+"""How often the SDK's event stream sends a keep-alive comment (sse-starlette's default)."""
+_SESSION_KEY: Final = "mcp-session-id"
+
+
+def remember_connections(server: Any) -> weakref.WeakValueDictionary[str, Any]:
+    """The SDK connection of each session, by session id, as the session's requests reveal them.
+
+    A server middleware notes the connection of every request the SDK
+    handles; the first request of a session (its `initialize`) is enough.
+    A session's connection lives as long as the session does.
+    """
+    connections: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+
+    async def remember(ctx: Any, call_next: Any) -> Any:
+        connection = getattr(ctx.session, "_connection", None)
+        key = getattr(connection, "session_id", None)
+        if key is not None and key not in connections:
+            connections[key] = connection
+        return await call_next(ctx)
+
+    server.middleware.append(remember)
+    return connections
+
+
+class SessionDirect(Direct):
+    """The MCP endpoint of a stateful event-stream app: a direct answer, or the SDK's.
+
+    Args:
+        inner: The SDK's endpoint, for everything not answered here.
+        manager: The SDK's `StreamableHTTPSessionManager`.
+        security: The SDK's `TransportSecuritySettings` (Host and Origin).
+        max_body: Bodies longer than this go to the SDK, which answers 413.
+        running: Whether the app's lifespan runs.
+        toolset: The tools served (a tool with a `Context` goes to the SDK).
+        connections: Each session's SDK connection (`remember_connections`).
+        events: The event log (None: events are not kept, nor resumed).
+    """
+
+    def __init__(
+        self,
+        inner: Any,
+        manager: Any,
+        security: Any,
+        max_body: int,
+        running: Any,
+        toolset: ToolSet,
+        connections: Mapping[str, Any],
+        events: Any,
+    ) -> None:
+        super().__init__(inner, manager, security, max_body, running)
+        from mcp.server.auth.middleware.bearer_auth import (
+            AuthenticatedUser,
+            authorization_context,
+        )
+        from sse_starlette import EventSourceResponse
+
+        self.toolset = toolset
+        self.connections = connections
+        self.events = events
+        self.calls: dict[str, dict[Any, _Call]] = {}
+        """The calls answered here and running, by session and request id."""
+        self._user = AuthenticatedUser
+        self._owner = authorization_context
+        marker = "\x00session\x00"
+        shape = EventSourceResponse(
+            content=_nothing(),
+            headers={
+                "Cache-Control": "no-cache, no-transform",
+                "Connection": "keep-alive",
+                "Content-Type": "text/event-stream",
+                _SESSION_KEY: marker,
+            },
+        )
+        self._headers = [(k, v) for k, v in shape.raw_headers]
+        self._at = next(
+            i for i, (_, v) in enumerate(self._headers) if v == marker.encode()
+        )
+
+    async def _answer(
+        self, scope: Any, receive: Any, version: str | None, body: bytes, send: Any
+    ) -> bool:
+        """Answer the POST of `body` here; False (having sent nothing) to leave it to the SDK."""
+        import pydantic_core
+        from mcp.server.streamable_http import check_accept_headers
+        from mcp_types import (
+            JSONRPCNotification,
+            JSONRPCRequest,
+            jsonrpc_message_adapter,
+        )
+        from pydantic import ValidationError
+        from starlette.requests import Request
+
+        request = Request(scope)
+        headers = request.headers
+        key = headers.get(_SESSION_KEY)
+        transport = self._transport(scope, key)
+        if key is None or transport is None or not self._passes(headers):
+            return False
+        has_json, has_sse = check_accept_headers(request)
+        if not (has_json and has_sse and _is_json(headers)):
+            return False
+        try:
+            message = jsonrpc_message_adapter.validate_python(
+                pydantic_core.from_json(body), by_name=False
+            )
+        except (ValueError, ValidationError):
+            return False
+        if isinstance(message, JSONRPCNotification):
+            if message.method == _CANCELLED:
+                self._cancel(key, message.params)
+            return False  # the SDK answers it (and finds nothing more to cancel)
+        if not isinstance(message, JSONRPCRequest) or not self._plain(message):
+            return False
+        runner = self._runner(key)
+        request_id = _coerced(message.id)
+        if (
+            runner is None
+            or request_id in self.calls.get(key, ())
+            or str(message.id) in transport._request_streams
+        ):
+            return False  # an id in flight: the SDK answers as it does
+        self.answered += 1
+        call = self.calls.setdefault(key, {})[request_id] = _Call(
+            self, request, message, receive, send, key, transport
+        )
+        await call.run(runner, version)
+        return True
+
+    def _transport(self, scope: Any, key: str | None) -> Any:
+        """The SDK's transport of the session, when it takes this request as it is."""
+        if key is None:
+            return None
+        manager = self.manager
+        transport = manager._server_instances.get(key)
+        if transport is None or transport.is_terminated:
+            return None
+        user = scope.get("user")
+        owner = self._owner(user) if isinstance(user, self._user) else None
+        if owner != manager._session_owners.get(key):
+            return None
+        idle = transport.idle_scope
+        if idle is not None and idle.cancel_called:
+            return None
+        return transport
+
+    def _runner(self, key: str) -> Any:
+        from mcp.server.runner import ServerRunner
+
+        connection = self.connections.get(key)
+        if connection is None:
+            return None
+        return ServerRunner(
+            self.manager.app, connection, getattr(self.manager, "_lifespan_state", None)
+        )
+
+    def _plain(self, message: Any) -> bool:
+        """Whether `message` is a request answered here: a tool without a `Context`, a list, a ping."""
+        method = message.method
+        if method not in _REQUESTS:
+            return False
+        if method != "tools/call":
+            return True
+        params = message.params
+        name = params.get("name") if isinstance(params, dict) else None
+        tool = self.toolset.get(name) if isinstance(name, str) else None
+        return tool is None or not _takes_context(tool)
+
+    def _cancel(self, key: str, params: Any) -> None:
+        from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
+
+        wanted = cancelled_request_id_from_params(params)
+        calls = self.calls.get(key)
+        if wanted is None or not calls:
+            return
+        call = calls.get(_coerced(wanted))
+        if call is not None:
+            call.cancel()
+
+    def headers(self, key: str) -> list[tuple[bytes, bytes]]:
+        headers = list(self._headers)
+        headers[self._at] = (headers[self._at][0], key.encode("latin-1"))
+        return headers
+
+
+class _Call:
+    """One request answered on its own event stream.
+
+    The call runs in a task of the session manager, as the SDK runs a
+    session's requests: when the client leaves, the request ends (the
+    endpoint then decides whether the call is abandoned) and the call goes
+    on, its answer handed to the session.
+    """
+
+    def __init__(
+        self,
+        path: SessionDirect,
+        request: Any,
+        message: Any,
+        receive: Any,
+        send: Any,
+        key: str,
+        transport: Any,
+    ) -> None:
+        self.path = path
+        self.request = request
+        self.message = message
+        self.receive = receive
+        self.send = send
+        self.key = key
+        self.transport = transport
+        self.stream_id = str(message.id)
+        self.scope = anyio.CancelScope()
+        self.cancelled = anyio.Event()
+        self.waiting = anyio.CancelScope()
+        self.reply: Any = None
+        self.gone = False
+        self.lock = anyio.Lock()
+
+    def cancel(self) -> None:
+        """What the SDK's dispatcher does with a client's `notifications/cancelled`."""
+        self.cancelled.set()
+        self.scope.cancel()
+
+    async def run(self, runner: Any, version: str | None) -> None:
+        """Answer on the stream, or leave the call to the session once the client has gone."""
+        transport = self.transport
+        idle = transport.idle_scope
+        counted = idle is not None and transport._idle_timeout is not None
+        if counted:  # a request in flight holds the session, as the transport counts it
+            transport._requests_in_flight += 1
+            idle.deadline = math.inf
+        try:
+            await self._start(version)
+            self.path.manager._task_group.start_soon(self._work, runner)
+            await self._wait()
+            if self.reply is None:
+                return  # the client left: the call's answer goes to the session
+            if self.gone:
+                await self._through_session(self.reply)
+            else:
+                await self._finish(self.reply)
+        finally:
+            if counted:
+                transport._requests_in_flight -= 1
+                if not transport._requests_in_flight:
+                    idle.deadline = anyio.current_time() + transport._idle_timeout
+
+    async def _start(self, version: str | None) -> None:
+        """The response's start and, for a client that can resume, the priming event."""
+        from mcp_types import DEFAULT_NEGOTIATED_VERSION
+        from mcp_types.version import is_version_at_least
+
+        priming = None
+        events = self.path.events
+        negotiated = version if version is not None else DEFAULT_NEGOTIATED_VERSION
+        if events is not None and is_version_at_least(negotiated, "2025-11-25"):
+            priming = {"id": await events.store_event(self.stream_id, None), "data": ""}
+            retry = self.transport._retry_interval
+            if retry is not None:
+                priming["retry"] = retry
+        await self.send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": self.path.headers(self.key),
+            }
+        )
+        if priming is not None:
+            await self._send_event(priming)
+
+    async def _wait(self) -> None:
+        """Until the answer or the client's leaving; the keep-alive comment meanwhile."""
+        with self.waiting:
+            while self.reply is None:
+                message = None
+                with anyio.move_on_after(_PING_SECONDS):
+                    message = await self.receive()
+                if message is None:
+                    await self._ping()
+                elif message["type"] == "http.disconnect":
+                    self.gone = True
+                    return
+
+    async def _ping(self) -> None:
+        from datetime import datetime, timezone
+
+        from sse_starlette.event import ServerSentEvent
+
+        ping = ServerSentEvent(comment=f"ping - {datetime.now(timezone.utc)}", sep=_SEP)
+        async with self.lock:
+            await self.send(
+                {"type": "http.response.body", "body": ping.encode(), "more_body": True}
+            )
+
+    async def _work(self, runner: Any) -> None:
+        """The call, in the session manager's task: its answer to the stream or to the session."""
+        from mcp_types import CONNECTION_CLOSED, ErrorData, JSONRPCError
+
+        reply: Any = None
+        try:
+            reply = await self._answered(runner)
+        finally:
+            calls = self.path.calls.get(self.key)
+            request_id = _coerced(self.message.id)
+            if calls is not None and calls.get(request_id) is self:
+                del calls[request_id]
+                if not calls:
+                    del self.path.calls[self.key]
+            if reply is None:  # the server is closing: as the SDK's dispatcher answers
+                error = ErrorData(code=CONNECTION_CLOSED, message="Connection closed")
+                self.reply = JSONRPCError(
+                    jsonrpc="2.0", id=self.message.id, error=error
+                )
+                self.waiting.cancel()
+        self.reply = reply
+        if not self.gone:
+            self.waiting.cancel()
+            return
+        try:
+            await self._through_session(reply)
+        except Exception:  # a task of the manager: nothing may escape it
+            from ._mcp_direct import _logger
+
+            _logger.exception("the answer to %r was lost", self.message.method)
+
+    async def _answered(self, runner: Any) -> Any:
+        """The JSON-RPC answer, as the SDK's dispatcher makes it."""
+        from mcp.server.streamable_http import REQUEST_CANCELLED
+        from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+        from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
+
+        from ._mcp_direct import _logger
+
+        message = self.message
+        context = _StreamContext(self)
+        reply: Any = None
+        try:
+            with self.scope:
+                try:
+                    result = await runner.on_request(
+                        context, message.method, message.params
+                    )
+                finally:
+                    context.closed = True
+                reply = JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
+        except Exception as error:
+            data = handler_exception_to_error_data(error)
+            if data is None:
+                _logger.exception("handler for %r raised", message.method)
+                data = ErrorData(code=0, message=str(error))  # as the SDK answers it
+            reply = JSONRPCError(jsonrpc="2.0", id=message.id, error=data)
+        if self.cancelled.is_set() or reply is None:
+            cancelled = ErrorData(code=REQUEST_CANCELLED, message="Request cancelled")
+            reply = JSONRPCError(jsonrpc="2.0", id=message.id, error=cancelled)
+        return reply
+
+    async def _finish(self, reply: Any) -> None:
+        """Send the answer and end the stream."""
+        if self.transport.is_terminated:  # the client ended the session meanwhile
+            await self.send(
+                {"type": "http.response.body", "body": b"", "more_body": False}
+            )
+            return
+        data = await self._data(reply)
+        await self.send(
+            {"type": "http.response.body", "body": data, "more_body": False}
+        )
+
+    async def _data(self, message: Any) -> bytes:
+        """`message` as the transport writes it: stored, then one event."""
+        from sse_starlette.event import ensure_bytes
+
+        event: dict[str, Any] = {
+            "event": "message",
+            "data": message.model_dump_json(by_alias=True, exclude_unset=True),
+        }
+        events = self.path.events
+        if events is not None:
+            event["id"] = await events.store_event(self.stream_id, message)
+        return bytes(ensure_bytes(event, _SEP))
+
+    async def _send_event(self, event: dict[str, Any]) -> None:
+        from sse_starlette.event import ensure_bytes
+
+        chunk = ensure_bytes(event, _SEP)
+        await self.send(
+            {"type": "http.response.body", "body": chunk, "more_body": True}
+        )
+
+    async def notify(self, message: Any) -> None:
+        """A message about the call, on its stream (through the session once the client left)."""
+        async with self.lock:
+            if self.gone:
+                await self._through_session(message)
+                return
+            chunk = await self._data(message)
+            await self.send(
+                {"type": "http.response.body", "body": chunk, "more_body": True}
+            )
+
+    async def _through_session(self, message: Any) -> None:
+        """Hand `message` to the session's message router, which stores it and routes it to a resumed stream."""
+        from mcp.shared.message import ServerMessageMetadata, SessionMessage
+
+        writer = self.transport._write_stream
+        if writer is None:
+            return
+        metadata = ServerMessageMetadata(related_request_id=self.message.id)
+        try:
+            await writer.send(SessionMessage(message, metadata=metadata))
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return
+
+
+class _StreamContext:
+    """The SDK's `DispatchContext` of one request answered on its own event stream."""
+
+    def __init__(self, call: _Call) -> None:
+        from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
+        from mcp.shared.message import ServerMessageMetadata
+        from mcp.shared.transport_context import TransportContext
+
+        self._call = call
+        self.transport = TransportContext(kind="jsonrpc", can_send_request=True)
+        self.request_id = call.message.id
+        self.message_metadata = ServerMessageMetadata(request_context=call.request)
+        self._token = progress_token_from_params(call.message.params)
+        self.closed = False
+
+    @property
+    def can_send_request(self) -> bool:
+        return not self.closed
+
+    @property
+    def cancel_requested(self) -> Any:
+        return self._call.cancelled
+
+    async def notify(
+        self, method: str, params: Mapping[str, Any] | None, opts: Any = None
+    ) -> None:
+        from mcp_types import JSONRPCNotification
+
+        if self.closed:
+            return
+        if params is not None:
+            message = JSONRPCNotification(
+                jsonrpc="2.0", method=method, params=dict(params)
+            )
+        else:
+            message = JSONRPCNotification(jsonrpc="2.0", method=method)
+        await self._call.notify(message)
+
+    async def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        if self._token is None:
+            return
+        params: dict[str, Any] = {"progressToken": self._token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self.notify("notifications/progress", params)
+
+    async def send_raw_request(
+        self, method: str, params: Mapping[str, Any] | None, opts: Any = None
+    ) -> dict[str, Any]:
+        """A request to the client: over the session's own stream (tools that ask take the SDK's path)."""
+        from mcp.shared.exceptions import NoBackChannelError
+
+        connection = self._call.path.connections.get(self._call.key)
+        if self.closed or connection is None:
+            raise NoBackChannelError(method)
+        result: dict[str, Any] = await connection.send_raw_request(method, params, opts)
+        return result
+
+
+def _takes_context(tool: Any) -> bool:
+    """Whether a tool may use its `Context` (any tool but a plain function's without one)."""
+    from toolkit._plan import FunctionPlan
+
+    plan = getattr(tool, "_plan", None)
+    return not isinstance(plan, FunctionPlan) or plan.info.context is not None
+
+
+def _is_json(headers: Any) -> bool:
+    kind = headers.get("content-type", "")
+    return any(
+        part.strip() == "application/json" for part in kind.split(";")[0].split(",")
+    )
+
+
+def _coerced(request_id: Any) -> Any:
+    from mcp.shared.dispatcher import coerce_request_id
+
+    return coerce_request_id(request_id)
+
+
+async def _nothing() -> Any:
+    return
+    yield  # an empty async iterator
