@@ -428,6 +428,25 @@ def test_exports_are_cached_until_the_set_changes() -> None:
     assert [item["name"] for item in second] == ["a", "b"]
     tools.remove("a")
     assert [item["name"] for item in tools.export("json")] == ["b"]
+    # An export with options is kept apart from the one without.
+    plain = tools.export("openai")
+    strict = tools.export("openai", strict=True)
+    assert tools.export("openai") is plain
+    assert tools.export("openai", strict=True) is strict
+    assert plain[0]["function"]["strict"] is False
+    assert strict[0]["function"]["strict"] is True
+    tools.add(make("c"))
+    assert [item["function"]["name"] for item in tools.export("openai")] == ["b", "c"]
+    assert len(tools.export("openai", strict=True)) == 2
+
+
+def test_a_composed_set_exports_the_change_of_its_source() -> None:
+    source = ToolSet([make("a")])
+    composed = source | ToolSet([make("b")])
+    first = composed.export("json")
+    assert composed.export("json") is first
+    source.add(make("c"))
+    assert [item["name"] for item in composed.export("json")] == ["a", "c", "b"]
 
 
 def test_unknown_export_format() -> None:

@@ -382,11 +382,17 @@ class ToolSet:
             ToolDefinitionError: A tool cannot take that form (Python's
                 recursion limit reached from a deep caller included).
         """
-        try:
-            key: Any = (format, tuple(sorted(options.items())))
-            hash(key)
-        except TypeError:
-            key = None
+        key: Any = format
+        if options or type(format) is not str:
+            try:
+                key = (format, tuple(sorted(options.items())))
+                hash(key)
+            except TypeError:
+                key = None
+        else:  # the export of every request: one look-up (a change clears it under the lock)
+            kept = self._exports.get(key)
+            if kept is not None:
+                return kept
         with self._lock:
             if key is not None and key in self._exports:
                 return self._exports[key]
