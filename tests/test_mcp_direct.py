@@ -352,11 +352,10 @@ def test_the_stateless_direct_path_is_there_only_for_stateless_json_responses() 
 
     stateless = mcp.asgi_app(TOOLS, stateless=True, json_response=True).direct_path
     assert type(stateless) is Direct
-    sessions = mcp.asgi_app(TOOLS).direct_path  # calls on a session's event stream
-    assert type(sessions) is SessionDirect
-    for stateless, json_response in ((True, False), (False, True)):
-        app = mcp.asgi_app(TOOLS, stateless=stateless, json_response=json_response)
-        assert app.direct_path is None
+    for stateless in (False, True):  # calls on an event stream
+        streams = mcp.asgi_app(TOOLS, stateless=stateless).direct_path
+        assert type(streams) is SessionDirect
+    assert mcp.asgi_app(TOOLS, json_response=True).direct_path is None
 
 
 # ------------------------------------------------------------ the official client, a real server

@@ -264,40 +264,41 @@ def _json(answer: Answer) -> Any:
 async def _calls(client: Client, app: Any) -> None:
     """Every kind of answer a call can get, for old and new protocol versions."""
     for version in (NEW, OLD):
-        headers = await client.open(version)
-        await client.post(_message(1, "tools/list", {}), headers)
-        await client.post(_message(2, "tools/list"), headers)
-        await client.post(_message(3, "ping"), headers)
-        await client.post(_call(4, "add", {"a": 20, "b": 22}), headers)
-        await client.post(_call("five", "add", {"a": 1}), headers)  # a string id
-        await client.post(_call(6, "add", {"a": 1, "b": -1}), headers)  # b >= 0
-        await client.post(_call(7, "add", {"a": "one"}), headers)
-        await client.post(_call(8, "add"), headers)  # no arguments
-        await client.post(_call(9, "nope", {}), headers)  # an unknown tool
-        await client.post(_message(10, "tools/call", {"arguments": {}}), headers)
-        await client.post(_message(11, "tools/call"), headers)  # no params
-        await client.post(_call(12, "refuse", {"reason": "no"}), headers)
-        await client.post(_call(13, "explode", {"reason": "boom"}), headers)
-        await client.post(_call(14, "point", {"x": 1, "y": 2}), headers)
-        await client.post(_call(15, "picture", {}), headers)
-        await client.post(_call(16, "tag", {"labels": {"k": "v"}}), headers)
-        await client.post(
-            _call(17, "echo", {"text": "caf\u00e9 \u2603\nline"}), headers
-        )
-        meta = {"_meta": {"progressToken": "p1"}}
-        await client.post(_call(18, "echo", {"text": "hi"}, **meta), headers)
-        await client.post(_call(19, "gated", {"label": "open"}), headers)
-        # Sessions read the negotiated version where the header is missing.
-        bare = {k: v for k, v in headers.items() if k != "mcp-protocol-version"}
-        await client.post(_call(20, "add", {"a": 2}), bare)
-        await client.post(
-            _call(21, "add", {"a": 3}),
-            dict(headers, **{"content-type": "application/json; charset=utf-8"}),
-        )
-        await client.post(_call(22, "add", {"a": 4}), dict(headers, accept="*/*"))
-        await client.post(
-            _call(23, "add", {"a": 5}), dict(headers, origin="http://localhost:3000")
-        )
+        await _each_call(client, await client.open(version))
+
+
+async def _each_call(client: Client, headers: dict[str, str]) -> None:
+    await client.post(_message(1, "tools/list", {}), headers)
+    await client.post(_message(2, "tools/list"), headers)
+    await client.post(_message(3, "ping"), headers)
+    await client.post(_call(4, "add", {"a": 20, "b": 22}), headers)
+    await client.post(_call("five", "add", {"a": 1}), headers)  # a string id
+    await client.post(_call(6, "add", {"a": 1, "b": -1}), headers)  # b >= 0
+    await client.post(_call(7, "add", {"a": "one"}), headers)
+    await client.post(_call(8, "add"), headers)  # no arguments
+    await client.post(_call(9, "nope", {}), headers)  # an unknown tool
+    await client.post(_message(10, "tools/call", {"arguments": {}}), headers)
+    await client.post(_message(11, "tools/call"), headers)  # no params
+    await client.post(_call(12, "refuse", {"reason": "no"}), headers)
+    await client.post(_call(13, "explode", {"reason": "boom"}), headers)
+    await client.post(_call(14, "point", {"x": 1, "y": 2}), headers)
+    await client.post(_call(15, "picture", {}), headers)
+    await client.post(_call(16, "tag", {"labels": {"k": "v"}}), headers)
+    await client.post(_call(17, "echo", {"text": "caf\u00e9 \u2603\nline"}), headers)
+    meta = {"_meta": {"progressToken": "p1"}}
+    await client.post(_call(18, "echo", {"text": "hi"}, **meta), headers)
+    await client.post(_call(19, "gated", {"label": "open"}), headers)
+    # Sessions read the negotiated version where the header is missing.
+    bare = {k: v for k, v in headers.items() if k != "mcp-protocol-version"}
+    await client.post(_call(20, "add", {"a": 2}), bare)
+    await client.post(
+        _call(21, "add", {"a": 3}),
+        dict(headers, **{"content-type": "application/json; charset=utf-8"}),
+    )
+    await client.post(_call(22, "add", {"a": 4}), dict(headers, accept="*/*"))
+    await client.post(
+        _call(23, "add", {"a": 5}), dict(headers, origin="http://localhost:3000")
+    )
 
 
 @pytest.mark.parametrize("options", RESUMABLE, ids=IDS)
@@ -321,6 +322,61 @@ def test_calls_get_the_same_bytes_as_through_the_sdk(options: dict[str, Any]) ->
 async def _calls_open(client: Client, app: Any) -> None:
     GATES.setdefault("open", asyncio.Event()).set()
     await _calls(client, app)
+
+
+def test_stateless_calls_get_the_same_bytes_as_through_the_sdk() -> None:
+    async def scenario(client: Client, app: Any) -> None:
+        GATES.setdefault("open", asyncio.Event()).set()
+        for version in (NEW, OLD):
+            headers = dict(ACCEPT, **{"mcp-protocol-version": version})
+            await client.post(_init(version), ACCEPT)
+            await client.post(INITIALIZED, headers)
+            await _each_call(client, headers)
+            # Left to the SDK: a tool with a Context, a cancellation, refusals.
+            meta = {"_meta": {"progressToken": 7}}
+            await client.post(_call(30, "busy", {"steps": 2}, **meta), headers)
+            await client.post(_cancel(30), headers)
+            await client.post(
+                _call(31, "add"), dict(headers, accept="application/json")
+            )
+            await client.post(_call(32, "add"), dict(headers, host="evil.example"))
+            await client.post(_message(33, "resources/list"), headers)
+
+    answers, answered = _compare(scenario, stateless=True)
+    assert answered == 2 * (2 + 23)
+    assert all("mcp-session-id" not in dict(a[1]) for a in answers)
+    assert _json(answers[0])["result"]["protocolVersion"] == NEW
+    assert "id" not in _events(answers[2][2])[0]  # no event log without sessions
+    busy = _events(answers[2 + 23][2])
+    assert [json.loads(e["data"]).get("method") for e in busy] == [
+        "notifications/progress",
+        "notifications/progress",
+        "notifications/message",
+        None,
+    ]
+
+
+def test_a_stateless_client_that_leaves_mid_call_cancels_it() -> None:
+    async def scenario(direct: bool) -> bool:
+        GATES["alone"] = asyncio.Event()
+        STARTED.discard("alone")
+        CANCELLED.discard("alone")
+        app = mcp.asgi_app(TOOLS, stateless=True)
+        app.direct_path.enabled = direct
+        async with (
+            served(app) as base,
+            httpx2.AsyncClient(base_url=base, timeout=LIMIT) as http,
+        ):
+            body = _call(4, "gated", {"label": "alone"})
+            async with http.stream("POST", "/mcp", json=body, headers=ACCEPT):
+                while "alone" not in STARTED:
+                    await asyncio.sleep(0.01)
+            while "alone" not in CANCELLED:
+                await asyncio.sleep(0.02)
+            return bool(app.direct_path.answered == int(direct))
+
+    assert run(scenario(True))
+    assert run(scenario(False))
 
 
 # ------------------------------------------------------------ left to the SDK
@@ -535,6 +591,7 @@ def test_a_direct_call_holds_the_session_open_for_the_idle_timeout() -> None:
 
 def test_the_direct_path_is_off_with_sse_polling() -> None:
     assert mcp.asgi_app(TOOLS, sse_poll=1).direct_path is None
+    assert mcp.asgi_app(TOOLS, json_response=True).direct_path is None
 
 
 # ------------------------------------------------------------ the official client

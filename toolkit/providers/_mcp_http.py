@@ -163,7 +163,7 @@ def asgi_app(
     )
     app = App(manager)
     inner: Any = StreamableHTTPASGIApp(manager)
-    if not (stateless or json_response or sse_poll):
+    if not (json_response or sse_poll):
         from ._mcp_stream import SessionDirect, remember_connections
 
         inner = app.direct_path = SessionDirect(
@@ -173,8 +173,9 @@ def asgi_app(
             max_body,
             lambda: app.running,
             toolset,
-            remember_connections(server),
+            {} if stateless else remember_connections(server),
             events,
+            stateless=stateless,
         )
     if events is not None:
         inner = app.sessions = Sessions(inner, events, session_idle_timeout)

@@ -1,18 +1,20 @@
-"""Calls on a stateful session's event stream, without the SDK's per-request machinery.
+"""Calls on an event stream, without the SDK's per-request machinery.
 
 For every POST of a session, the MCP SDK's transport builds an event-stream
 response with four tasks of its own, two memory streams and a writer task,
 and hands the request to the session's dispatcher, which runs it in another
-task and routes its answer back through the session's message router.
-`SessionDirect` answers the requests that need none of that (a single
-`tools/call` of a tool without a `Context` parameter, `tools/list` or
-`ping`, on a session the SDK knows) in the request's own task: the
-transport's checks run as the transport runs them, the session's own
-connection (its negotiated version, its client) and the SDK's request
-handling (`ServerRunner`) produce the answer, and the response is written as
-the transport writes it: the same headers, the priming event where the SDK
-sends one, each event stored in the session's event log under the id the
-client may resume from.
+task and routes its answer back through the session's message router
+(without sessions, it builds a transport, a dispatcher and a server task
+for each POST). `SessionDirect` answers the requests that need none of that
+(a single `tools/call` of a tool without a `Context` parameter,
+`tools/list` or `ping`, on a session the SDK knows; without sessions,
+`initialize` too): the transport's checks run as the transport runs them,
+the session's own connection (its negotiated version, its client) and the
+SDK's request handling (`ServerRunner`) produce the answer in one task of
+the session manager, as the SDK runs a session's requests, and the
+request's task writes the response as the transport writes it: the same
+headers, the priming event where the SDK sends one, each event stored in
+the session's event log under the id the client may resume from.
 
 What stays the SDK's: anything a check refuses, every other request or
 notification, and a tool that takes a `Context` (its progress, log records
@@ -22,13 +24,15 @@ this path keeps as the SDK does it:
 - a `notifications/cancelled` naming a call answered here cancels it (the
   notification then goes on to the SDK, which answers it); the client gets
   the error the SDK sends for a cancelled request;
-- a client that leaves mid-call cancels the call as the app's endpoint
-  decides (at once, or once it has not come back for the answer within the
-  resume window); until then the call runs, and its answer goes through the
-  session's message router, which stores it and hands it to a client that
-  resumed;
-- the session counts as in use while a call runs (the SDK's idle timeout),
-  and the keep-alive comment goes out every 15 seconds of a long call.
+- a client that leaves mid-call ends the request, not the call: the app's
+  endpoint then cancels it (at once, or once the client has not come back
+  for the answer within the resume window); until then the call runs, and
+  its answer goes through the session's message router, which stores it
+  and hands it to a client that resumed. Without sessions, leaving cancels
+  the call at once;
+- the session counts as in use while the request runs (the SDK's idle
+  timeout), and the keep-alive comment goes out every 15 seconds of a long
+  call.
 """
 
 from __future__ import annotations
@@ -99,6 +103,8 @@ class SessionDirect(Direct):
         toolset: ToolSet,
         connections: Mapping[str, Any],
         events: Any,
+        *,
+        stateless: bool = False,
     ) -> None:
         super().__init__(inner, manager, security, max_body, running)
         from mcp.server.auth.middleware.bearer_auth import (
@@ -110,23 +116,25 @@ class SessionDirect(Direct):
         self.toolset = toolset
         self.connections = connections
         self.events = events
+        self.stateless = stateless
+        """No sessions: each request has a connection of its own, as the SDK gives it."""
         self.calls: dict[str, dict[Any, _Call]] = {}
         """The calls answered here and running, by session and request id."""
         self._user = AuthenticatedUser
         self._owner = authorization_context
         marker = "\x00session\x00"
-        shape = EventSourceResponse(
-            content=_nothing(),
-            headers={
-                "Cache-Control": "no-cache, no-transform",
-                "Connection": "keep-alive",
-                "Content-Type": "text/event-stream",
-                _SESSION_KEY: marker,
-            },
-        )
+        given = {
+            "Cache-Control": "no-cache, no-transform",
+            "Connection": "keep-alive",
+            "Content-Type": "text/event-stream",
+        }
+        if not stateless:
+            given[_SESSION_KEY] = marker
+        shape = EventSourceResponse(content=_nothing(), headers=given)
         self._headers = [(k, v) for k, v in shape.raw_headers]
         self._at = next(
-            i for i, (_, v) in enumerate(self._headers) if v == marker.encode()
+            (i for i, (_, v) in enumerate(self._headers) if v == marker.encode()),
+            None,
         )
 
     async def _answer(
@@ -145,9 +153,9 @@ class SessionDirect(Direct):
 
         request = Request(scope)
         headers = request.headers
-        key = headers.get(_SESSION_KEY)
-        transport = self._transport(scope, key)
-        if key is None or transport is None or not self._passes(headers):
+        key = None if self.stateless else headers.get(_SESSION_KEY)
+        transport = _NO_SESSION if self.stateless else self._transport(scope, key)
+        if transport is None or not self._passes(headers):
             return False
         has_json, has_sse = check_accept_headers(request)
         if not (has_json and has_sse and _is_json(headers)):
@@ -158,6 +166,9 @@ class SessionDirect(Direct):
             )
         except (ValueError, ValidationError):
             return False
+        if self.stateless:
+            return await self._alone(scope, request, message, receive, version, send)
+        assert key is not None  # a session's transport was found by it
         if isinstance(message, JSONRPCNotification):
             if message.method == _CANCELLED:
                 self._cancel(key, message.params)
@@ -176,6 +187,49 @@ class SessionDirect(Direct):
         call = self.calls.setdefault(key, {})[request_id] = _Call(
             self, request, message, receive, send, key, transport
         )
+        await call.run(runner, version)
+        return True
+
+    async def _alone(
+        self,
+        scope: Any,
+        request: Any,
+        message: Any,
+        receive: Any,
+        version: str | None,
+        send: Any,
+    ) -> bool:
+        """A request without a session, on a connection of its own as the SDK makes it."""
+        from mcp.server.connection import Connection
+        from mcp.server.runner import ServerRunner
+        from mcp_types import (
+            DEFAULT_NEGOTIATED_VERSION,
+            JSONRPCNotification,
+            JSONRPCRequest,
+        )
+
+        from ._mcp_direct import _json_response
+
+        if isinstance(message, JSONRPCNotification):
+            if message.method != "notifications/initialized":
+                return False
+            # The SDK hands it to a connection that ends with this request.
+            self.answered += 1
+            await _json_response(None, 202)(scope, receive, send)
+            return True
+        if not isinstance(message, JSONRPCRequest) or not (
+            message.method == "initialize" or self._plain(message)
+        ):
+            return False
+        self.answered += 1
+        connection = Connection.from_envelope(
+            version if version is not None else DEFAULT_NEGOTIATED_VERSION, None, None
+        )
+        runner = ServerRunner(
+            self.manager.app, connection, getattr(self.manager, "_lifespan_state", None)
+        )
+        call = _Call(self, request, message, receive, send, None, _NO_SESSION)
+        call.connection = connection
         await call.run(runner, version)
         return True
 
@@ -229,9 +283,13 @@ class SessionDirect(Direct):
         if call is not None:
             call.cancel()
 
-    def headers(self, key: str) -> list[tuple[bytes, bytes]]:
+    def headers(self, key: str | None) -> list[tuple[bytes, bytes]]:
+        """The headers of the transport's event-stream response, with the session's id."""
+        at = self._at
+        if at is None or key is None:
+            return self._headers
         headers = list(self._headers)
-        headers[self._at] = (headers[self._at][0], key.encode("latin-1"))
+        headers[at] = (headers[at][0], key.encode("latin-1"))
         return headers
 
 
@@ -251,7 +309,7 @@ class _Call:
         message: Any,
         receive: Any,
         send: Any,
-        key: str,
+        key: str | None,
         transport: Any,
     ) -> None:
         self.path = path
@@ -268,6 +326,8 @@ class _Call:
         self.reply: Any = None
         self.gone = False
         self.lock = anyio.Lock()
+        self.connection: Any = None
+        """A connection of this call alone, closed once it ends (no session)."""
 
     def cancel(self) -> None:
         """What the SDK's dispatcher does with a client's `notifications/cancelled`."""
@@ -286,8 +346,10 @@ class _Call:
             await self._start(version)
             self.path.manager._task_group.start_soon(self._work, runner)
             await self._wait()
-            if self.reply is None:
-                return  # the client left: the call's answer goes to the session
+            if self.reply is None:  # the client left
+                if self.key is None:  # no session keeps the call: the SDK ends it
+                    self.cancel()
+                return  # the call's answer goes to the session
             if self.gone:
                 await self._through_session(self.reply)
             else:
@@ -353,12 +415,11 @@ class _Call:
         try:
             reply = await self._answered(runner)
         finally:
-            calls = self.path.calls.get(self.key)
-            request_id = _coerced(self.message.id)
-            if calls is not None and calls.get(request_id) is self:
-                del calls[request_id]
-                if not calls:
-                    del self.path.calls[self.key]
+            if self.connection is not None:
+                from mcp.server.runner import aclose_shielded
+
+                await aclose_shielded(self.connection)
+            self._forget()
             if reply is None:  # the server is closing: as the SDK's dispatcher answers
                 error = ErrorData(code=CONNECTION_CLOSED, message="Connection closed")
                 self.reply = JSONRPCError(
@@ -375,6 +436,18 @@ class _Call:
             from ._mcp_direct import _logger
 
             _logger.exception("the answer to %r was lost", self.message.method)
+
+    def _forget(self) -> None:
+        """No longer a call that `notifications/cancelled` can reach."""
+        key = self.key
+        if key is None:
+            return
+        calls = self.path.calls.get(key)
+        request_id = _coerced(self.message.id)
+        if calls is not None and calls.get(request_id) is self:
+            del calls[request_id]
+            if not calls:
+                del self.path.calls[key]
 
     async def _answered(self, runner: Any) -> Any:
         """The JSON-RPC answer, as the SDK's dispatcher makes it."""
@@ -474,7 +547,11 @@ class _StreamContext:
         from mcp.shared.transport_context import TransportContext
 
         self._call = call
-        self.transport = TransportContext(kind="jsonrpc", can_send_request=True)
+        self.transport = (
+            TransportContext(kind="jsonrpc", can_send_request=True)
+            if call.key is not None
+            else TransportContext(kind="streamable-http", can_send_request=False)
+        )
         self.request_id = call.message.id
         self.message_metadata = ServerMessageMetadata(request_context=call.request)
         self._token = progress_token_from_params(call.message.params)
@@ -482,7 +559,7 @@ class _StreamContext:
 
     @property
     def can_send_request(self) -> bool:
-        return not self.closed
+        return bool(self.transport.can_send_request) and not self.closed
 
     @property
     def cancel_requested(self) -> Any:
@@ -521,11 +598,26 @@ class _StreamContext:
         """A request to the client: over the session's own stream (tools that ask take the SDK's path)."""
         from mcp.shared.exceptions import NoBackChannelError
 
-        connection = self._call.path.connections.get(self._call.key)
-        if self.closed or connection is None:
+        key = self._call.key
+        connection = None if key is None else self._call.path.connections.get(key)
+        if not self.can_send_request or connection is None:
             raise NoBackChannelError(method)
         result: dict[str, Any] = await connection.send_raw_request(method, params, opts)
         return result
+
+
+class _NoSession:
+    """What a call without a session reads of a transport: nothing in flight, nothing to count."""
+
+    _request_streams: Final[dict[str, Any]] = {}
+    idle_scope: Final = None
+    _idle_timeout: Final = None
+    _retry_interval: Final = None
+    _write_stream: Final = None
+    is_terminated: Final = False
+
+
+_NO_SESSION: Final = _NoSession()
 
 
 def _takes_context(tool: Any) -> bool:
