@@ -589,9 +589,51 @@ def test_a_direct_call_holds_the_session_open_for_the_idle_timeout() -> None:
     _compare(scenario, session_idle_timeout=300)
 
 
-def test_the_direct_path_is_off_with_sse_polling() -> None:
-    assert mcp.asgi_app(TOOLS, sse_poll=1).direct_path is None
+def test_the_direct_path_is_off_with_json_responses() -> None:
     assert mcp.asgi_app(TOOLS, json_response=True).direct_path is None
+
+
+def test_a_polled_stream_ends_and_resumes_as_through_the_sdk() -> None:
+    """With SSE polling, the stream ends while the tool runs; the client resumes for the answer."""
+
+    async def through(direct: bool) -> tuple[list[Answer], int]:
+        GATES["poll"] = asyncio.Event()
+        STARTED.discard("poll")
+        app = mcp.asgi_app(TOOLS, sse_poll=0.05)
+        app.direct_path.enabled = direct
+        async with (
+            served(app) as base,
+            httpx2.AsyncClient(base_url=base, timeout=LIMIT) as http,
+        ):
+            client = Client(http)
+            headers = await client.open(NEW)
+            ended = await client.post(_call(7, "gated", {"label": "poll"}), headers)
+            (priming,) = _events(ended.text)  # the stream ended before the answer
+            GATES["poll"].set()
+            (session,) = app.sessions.known.values()
+            while app.sessions.log.resumed(session, "7") is not None:
+                await asyncio.sleep(0.01)  # until the answer is stored
+            resume = dict(
+                headers, accept="text/event-stream", **{"last-event-id": priming["id"]}
+            )
+            async with http.stream("GET", "/mcp", headers=resume) as reply:
+                text = ""
+                async for chunk in reply.aiter_text():
+                    text += chunk
+                    if '"result"' in text and text.endswith("\r\n\r\n"):
+                        break
+            client.answers.append(
+                (reply.status_code, [], client.names.text(text.encode()))
+            )
+            await client.post(_call(8, "add", {"a": 1}), headers)  # answered at once
+        return client.answers, app.direct_path.answered
+
+    mine, answered = run(through(True))
+    theirs, _ = run(through(False))
+    assert answered == 2
+    assert mine == theirs
+    (answer,) = [e for e in _events(mine[-2][2]) if e.get("data")]
+    assert json.loads(answer["data"])["result"]["content"][0]["text"] == "done poll"
 
 
 # ------------------------------------------------------------ the official client

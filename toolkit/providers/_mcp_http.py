@@ -163,7 +163,7 @@ def asgi_app(
     )
     app = App(manager)
     inner: Any = StreamableHTTPASGIApp(manager)
-    if not (json_response or sse_poll):
+    if not json_response:
         from ._mcp_stream import SessionDirect, remember_connections
 
         inner = app.direct_path = SessionDirect(

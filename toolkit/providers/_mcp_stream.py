@@ -30,6 +30,9 @@ this path keeps as the SDK does it:
   its answer goes through the session's message router, which stores it
   and hands it to a client that resumed. Without sessions, leaving cancels
   the call at once;
+- SSE polling ends the stream while the tool runs (`close_sse_stream`, for
+  a client that can resume) in the same way: the answer goes to the
+  session, and a later poll ends the stream the client resumed;
 - the session counts as in use while the request runs (the SDK's idle
   timeout), and the keep-alive comment goes out every 15 seconds of a long
   call.
@@ -325,6 +328,10 @@ class _Call:
         self.waiting = anyio.CancelScope()
         self.reply: Any = None
         self.gone = False
+        self.resumable = False
+        """The client can resume this stream (it was sent the priming event)."""
+        self.closed = False
+        """The stream was ended early (SSE polling): the answer goes to the session."""
         self.lock = anyio.Lock()
         self.connection: Any = None
         """A connection of this call alone, closed once it ends (no session)."""
@@ -346,6 +353,12 @@ class _Call:
             await self._start(version)
             self.path.manager._task_group.start_soon(self._work, runner)
             await self._wait()
+            if self.closed:  # the client comes back for the answer
+                async with self.lock:
+                    await self.send(
+                        {"type": "http.response.body", "body": b"", "more_body": False}
+                    )
+                return
             if self.reply is None:  # the client left
                 if self.key is None:  # no session keeps the call: the SDK ends it
                     self.cancel()
@@ -381,7 +394,26 @@ class _Call:
             }
         )
         if priming is not None:
+            self.resumable = True
             await self._send_event(priming)
+
+    async def close_stream(self) -> None:
+        """The SDK's `close_sse_stream` of the request: end its stream while the call runs.
+
+        The first time, the POST's stream ends (after the priming event) and
+        what the call sends from then on goes to the session, as when the
+        client leaves; later, the stream the client resumed ends, as the
+        transport ends it.
+        """
+        if self.closed or self.gone:
+            self.transport.close_sse_stream(self.stream_id)
+            return
+        self.closed = self.gone = True
+        self.waiting.cancel()
+
+    async def close_standalone_stream(self) -> None:
+        """The SDK's `close_standalone_sse_stream`: the session's GET stream ends."""
+        self.transport.close_standalone_sse_stream()
 
     async def _wait(self) -> None:
         """Until the answer or the client's leaving; the keep-alive comment meanwhile."""
@@ -553,7 +585,15 @@ class _StreamContext:
             else TransportContext(kind="streamable-http", can_send_request=False)
         )
         self.request_id = call.message.id
-        self.message_metadata = ServerMessageMetadata(request_context=call.request)
+        self.message_metadata = (
+            ServerMessageMetadata(
+                request_context=call.request,
+                close_sse_stream=call.close_stream,
+                close_standalone_sse_stream=call.close_standalone_stream,
+            )
+            if call.resumable
+            else ServerMessageMetadata(request_context=call.request)
+        )
         self._token = progress_token_from_params(call.message.params)
         self.closed = False
 
