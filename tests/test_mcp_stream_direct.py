@@ -474,6 +474,31 @@ def test_a_cancelled_call_gets_the_same_answer_as_through_the_sdk(
     assert _json(cancelled[0])["error"]["code"] == -32800
 
 
+def test_a_call_in_flight_when_the_client_ends_the_session_stops_as_through_the_sdk() -> (
+    None
+):
+    async def scenario(client: Client, app: Any) -> None:
+        headers = await client.open(NEW)
+        GATES["ended"] = asyncio.Event()
+        STARTED.discard("ended")
+        CANCELLED.discard("ended")
+        call = asyncio.ensure_future(
+            client.post(_call(1, "gated", {"label": "ended"}), headers)
+        )
+        while "ended" not in STARTED:
+            await asyncio.sleep(0.01)
+        await client.request("DELETE", headers)
+        await call
+        while "ended" not in CANCELLED:
+            await asyncio.sleep(0.01)
+
+    answers, answered = _compare(scenario)
+    assert answered == 1
+    assert [status for status, _, _ in answers] == [200, 202, 200, 200]
+    (priming,) = _events(answers[3][2])  # the stream ends without an answer
+    assert priming["data"] == ""
+
+
 # ------------------------------------------------------------ leaving and resuming
 
 

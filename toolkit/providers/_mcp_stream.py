@@ -30,6 +30,8 @@ this path keeps as the SDK does it:
   its answer goes through the session's message router, which stores it
   and hands it to a client that resumed. Without sessions, leaving cancels
   the call at once;
+- a client that ends the session (`DELETE`) stops its calls, whose
+  streams end without an answer;
 - SSE polling ends the stream while the tool runs (`close_sse_stream`, for
   a client that can resume) in the same way: the answer goes to the
   session, and a later poll ends the stream the client resumed;
@@ -139,6 +141,21 @@ class SessionDirect(Direct):
             (i for i, (_, v) in enumerate(self._headers) if v == marker.encode()),
             None,
         )
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await super().__call__(scope, receive, send)
+        if self.calls and scope["type"] == "http" and scope["method"] == "DELETE":
+            self._ended(scope)
+
+    def _ended(self, scope: Any) -> None:
+        """A session the client ended: its calls stop, as the SDK stops a session's requests."""
+        from ._mcp_direct import _header
+
+        key = _header(scope, b"mcp-session-id")
+        if key is None or key in self.manager._server_instances:
+            return
+        for call in list(self.calls.get(key, {}).values()):
+            call.cancel()
 
     async def _answer(
         self, scope: Any, receive: Any, version: str | None, body: bytes, send: Any
