@@ -164,7 +164,7 @@ def asgi_app(
     app = App(manager)
     inner: Any = StreamableHTTPASGIApp(manager)
     if not json_response:
-        from ._mcp_stream import SessionDirect, remember_connections
+        from ._mcp_stream import SessionDirect
 
         inner = app.direct_path = SessionDirect(
             inner,
@@ -173,7 +173,6 @@ def asgi_app(
             max_body,
             lambda: app.running,
             toolset,
-            {} if stateless else remember_connections(server),
             events,
             stateless=stateless,
         )

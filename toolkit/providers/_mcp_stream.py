@@ -30,8 +30,9 @@ this path keeps as the SDK does it:
   its answer goes through the session's message router, which stores it
   and hands it to a client that resumed. Without sessions, leaving cancels
   the call at once;
-- a client that ends the session (`DELETE`) stops its calls, whose
-  streams end without an answer;
+- a session that ends (the client's `DELETE`, its idle timeout, a
+  client that stopped polling) stops its calls, whose streams end without
+  an answer; so does the server's shutdown;
 - SSE polling ends the stream while the tool runs (`close_sse_stream`, for
   a client that can resume) in the same way: the answer goes to the
   session, and a later poll ends the stream the client resumed;
@@ -44,7 +45,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
@@ -54,7 +55,7 @@ from ._mcp_direct import Direct
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
 
-__all__ = ["SessionDirect", "remember_connections"]
+__all__ = ["SessionDirect"]
 
 _REQUESTS: Final = frozenset({"ping", "tools/list", "tools/call"})
 _CANCELLED: Final = "notifications/cancelled"
@@ -64,20 +65,26 @@ _PING_SECONDS: Final = 15.0
 _SESSION_KEY: Final = "mcp-session-id"
 
 
-def remember_connections(server: Any) -> weakref.WeakValueDictionary[str, Any]:
+def _remember_connections(
+    server: Any, on_end: Callable[[str], None]
+) -> weakref.WeakValueDictionary[str, Any]:
     """The SDK connection of each session, by session id, as the session's requests reveal them.
 
     A server middleware notes the connection of every request the SDK
     handles; the first request of a session (its `initialize`) is enough.
-    A session's connection lives as long as the session does.
+    A session's connection lives as long as the session does, and however
+    the session ends (the client's `DELETE`, its idle timeout, a crash),
+    the SDK closes the connection's exit stack, which calls `on_end` with
+    the session's id.
     """
     connections: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
 
     async def remember(ctx: Any, call_next: Any) -> Any:
-        connection = getattr(ctx.session, "_connection", None)
+        connection: Any = getattr(ctx.session, "_connection", None)
         key = getattr(connection, "session_id", None)
         if key is not None and key not in connections:
             connections[key] = connection
+            connection.exit_stack.callback(on_end, key)
         return await call_next(ctx)
 
     server.middleware.append(remember)
@@ -94,7 +101,6 @@ class SessionDirect(Direct):
         max_body: Bodies longer than this go to the SDK, which answers 413.
         running: Whether the app's lifespan runs.
         toolset: The tools served (a tool with a `Context` goes to the SDK).
-        connections: Each session's SDK connection (`remember_connections`).
         events: The event log (None: events are not kept, nor resumed).
     """
 
@@ -106,7 +112,6 @@ class SessionDirect(Direct):
         max_body: int,
         running: Any,
         toolset: ToolSet,
-        connections: Mapping[str, Any],
         events: Any,
         *,
         stateless: bool = False,
@@ -119,7 +124,10 @@ class SessionDirect(Direct):
         from sse_starlette import EventSourceResponse
 
         self.toolset = toolset
-        self.connections = connections
+        self.connections: MutableMapping[str, Any] = (
+            {} if stateless else _remember_connections(manager.app, self._ended)
+        )
+        """Each session's SDK connection, by session id."""
         self.events = events
         self.stateless = stateless
         """No sessions: each request has a connection of its own, as the SDK gives it."""
@@ -142,20 +150,11 @@ class SessionDirect(Direct):
             None,
         )
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        await super().__call__(scope, receive, send)
-        if self.calls and scope["type"] == "http" and scope["method"] == "DELETE":
-            self._ended(scope)
-
-    def _ended(self, scope: Any) -> None:
-        """A session the client ended: its calls stop, as the SDK stops a session's requests."""
-        from ._mcp_direct import _header
-
-        key = _header(scope, b"mcp-session-id")
-        if key is None or key in self.manager._server_instances:
-            return
-        for call in list(self.calls.get(key, {}).values()):
-            call.cancel()
+    def _ended(self, key: str) -> None:
+        """The session `key` ended: its calls stop, as the SDK's session stops its requests."""
+        self.connections.pop(key, None)  # a request still on its way goes to the SDK
+        for call in list(self.calls.pop(key, {}).values()):
+            call.end()
 
     async def _answer(
         self, scope: Any, receive: Any, version: str | None, body: bytes, send: Any
@@ -349,6 +348,8 @@ class _Call:
         """The client can resume this stream (it was sent the priming event)."""
         self.closed = False
         """The stream was ended early (SSE polling): the answer goes to the session."""
+        self.ended = False
+        """The session ended, or the server is closing: the stream ends unanswered."""
         self.lock = anyio.Lock()
         self.connection: Any = None
         """A connection of this call alone, closed once it ends (no session)."""
@@ -358,6 +359,16 @@ class _Call:
         self.cancelled.set()
         self.scope.cancel()
 
+    def end(self) -> None:
+        """What the SDK does to a session's requests when the session ends: cancelled, unanswered.
+
+        The SDK's transport closes each request's stream at once, without
+        an answer, and its dispatcher cancels the request's task.
+        """
+        self.ended = True
+        self.scope.cancel()
+        self.waiting.cancel()
+
     async def run(self, runner: Any, version: str | None) -> None:
         """Answer on the stream, or leave the call to the session once the client has gone."""
         transport = self.transport
@@ -366,15 +377,16 @@ class _Call:
         if counted:  # a request in flight holds the session, as the transport counts it
             transport._requests_in_flight += 1
             idle.deadline = math.inf
+        started = False
         try:
             await self._start(version)
             self.path.manager._task_group.start_soon(self._work, runner)
+            started = True
             await self._wait()
-            if self.closed:  # the client comes back for the answer
+            if self.ended or self.closed:  # unanswered; or the client comes back
                 async with self.lock:
-                    await self.send(
-                        {"type": "http.response.body", "body": b"", "more_body": False}
-                    )
+                    self.gone = True  # what the call still sends goes to the session
+                    await self._end_stream()
                 return
             if self.reply is None:  # the client left
                 if self.key is None:  # no session keeps the call: the SDK ends it
@@ -385,6 +397,8 @@ class _Call:
             else:
                 await self._finish(self.reply)
         finally:
+            if not started:  # the call never ran: nothing else lets it go
+                await self._done()
             if counted:
                 transport._requests_in_flight -= 1
                 if not transport._requests_in_flight:
@@ -458,23 +472,16 @@ class _Call:
 
     async def _work(self, runner: Any) -> None:
         """The call, in the session manager's task: its answer to the stream or to the session."""
-        from mcp_types import CONNECTION_CLOSED, ErrorData, JSONRPCError
-
         reply: Any = None
         try:
             reply = await self._answered(runner)
         finally:
-            if self.connection is not None:
-                from mcp.server.runner import aclose_shielded
-
-                await aclose_shielded(self.connection)
-            self._forget()
-            if reply is None:  # the server is closing: as the SDK's dispatcher answers
-                error = ErrorData(code=CONNECTION_CLOSED, message="Connection closed")
-                self.reply = JSONRPCError(
-                    jsonrpc="2.0", id=self.message.id, error=error
-                )
-                self.waiting.cancel()
+            await self._done()
+            if reply is None or self.ended:  # the session ended, or the server closes
+                self.end()
+                await self._unanswered()
+        if self.ended:
+            return
         self.reply = reply
         if not self.gone:
             self.waiting.cancel()
@@ -485,6 +492,31 @@ class _Call:
             from ._mcp_direct import _logger
 
             _logger.exception("the answer to %r was lost", self.message.method)
+
+    async def _unanswered(self) -> None:
+        """What the SDK's dispatcher writes for a request its session's end cut short.
+
+        The session's message router stores it in the event log, which so
+        knows the stream finished (the endpoint stops waiting for its
+        client to come back); no stream carries it to the client.
+        """
+        from mcp_types import CONNECTION_CLOSED, ErrorData, JSONRPCError
+
+        events = self.path.events
+        if events is None or self.cancelled.is_set():
+            return  # a request the client cancelled is not answered
+        error = ErrorData(code=CONNECTION_CLOSED, message="Connection closed")
+        closed = JSONRPCError(jsonrpc="2.0", id=self.message.id, error=error)
+        with anyio.CancelScope(shield=True):
+            await events.store_event(self.stream_id, closed)
+
+    async def _done(self) -> None:
+        """The call is over: its own connection closed, and no longer found by its id."""
+        if self.connection is not None:
+            from mcp.server.runner import aclose_shielded
+
+            await aclose_shielded(self.connection)
+        self._forget()
 
     def _forget(self) -> None:
         """No longer a call that `notifications/cancelled` can reach."""
@@ -531,15 +563,16 @@ class _Call:
 
     async def _finish(self, reply: Any) -> None:
         """Send the answer and end the stream."""
-        if self.transport.is_terminated:  # the client ended the session meanwhile
-            await self.send(
-                {"type": "http.response.body", "body": b"", "more_body": False}
-            )
+        if self.ended or self.transport.is_terminated:  # the session ended meanwhile
+            await self._end_stream()
             return
         data = await self._data(reply)
         await self.send(
             {"type": "http.response.body", "body": data, "more_body": False}
         )
+
+    async def _end_stream(self) -> None:
+        await self.send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _data(self, message: Any) -> bytes:
         """`message` as the transport writes it: stored, then one event."""
