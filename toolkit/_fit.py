@@ -32,6 +32,8 @@ def matches(node: nodes.TypeNode, value: Any) -> bool:
 
 def fits(value: Any, node: nodes.TypeNode) -> bool:
     """Whether a Python value (a default) is a value of the type `node`."""
+    if type(node) is nodes.ScalarType:  # most defaults: one call, not the walk
+        return _python_scalar(node.py, value)
     return _fit(node, value, json=False)
 
 
@@ -48,7 +50,7 @@ def _fit(node: nodes.TypeNode, value: Any, *, json: bool) -> bool:  # one line p
             _equal(value, member.value, json=json) for member in node.cls
         )
     if isinstance(node, nodes.UnionType):
-        return any(_fit(member, value, json=json) for member in node.members)
+        return _fits_one_of(node.members, value, json=json)
     if isinstance(node, (nodes.ArrayType, nodes.TupleType, nodes.MapType)):
         return _fit_container(node, value, json=json)
     if isinstance(node, nodes.ObjectType):
@@ -57,6 +59,16 @@ def _fit(node: nodes.TypeNode, value: Any, *, json: bool) -> bool:  # one line p
         return isinstance(value, Mapping if node.kind == "typeddict" else node.cls)
     if isinstance(node, nodes.ModelType):
         return isinstance(value, dict if json else node.cls)
+    return False
+
+
+def _fits_one_of(
+    members: tuple[nodes.TypeNode, ...], value: Any, *, json: bool
+) -> bool:
+    """Whether `value` fits one of a union's `members`, tried in order."""
+    for member in members:  # noqa: SIM110  # no generator for each `X | None` default
+        if _fit(member, value, json=json):
+            return True
     return False
 
 

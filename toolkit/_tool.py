@@ -176,6 +176,8 @@ class Tool(Generic[P, R]):
     idempotent: bool | None = None
     open_world: bool | None = None
     remote_name: str | None = None
+    _plan: Plan
+    _views: dict[str, Any]
 
     def __init__(
         self,
@@ -187,14 +189,12 @@ class Tool(Generic[P, R]):
         **options: Unpack[NewOptions],
     ) -> None:
         check_options(dict(options), NewOptions, f"Tool {name!r}")
-        self.name = check_name(name)
-        self.description = description
-        self.parameters = parameters
-        self.__dict__.update(options)
-        self.timeout = _check_timeout(self.timeout, name)
+        state = self.__dict__  # a new tool has no views to forget: no `__setattr__`
+        state.update(options, name=check_name(name), description=description)
+        state["parameters"] = parameters
+        state["timeout"] = _check_timeout(self.timeout, name)
+        state["_views"] = {}  # the views providers keep with it (`_views.kept_view`)
         self._use(RawPlan(self, execute_fn))
-        # Views that providers keep with the tool (see _views.kept_view).
-        self._views: dict[str, Any] = {}
 
     @classmethod
     def new(
@@ -250,8 +250,8 @@ class Tool(Generic[P, R]):
 
     def _use(self, plan: Plan) -> None:
         """Run calls by `plan` (how a call runs; `execute_fn` is the plan's)."""
-        self._plan = plan
-        self.execute_fn = plan.execute_fn
+        # Neither is a view's source: no views to forget, no `__setattr__`.
+        self.__dict__.update(_plan=plan, execute_fn=plan.execute_fn)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the underlying function unchanged."""
@@ -600,13 +600,20 @@ def _wrap(made: Tool[Any, Any], target: Target) -> None:
     (`name`, `timeout`, ...), not the function's, and would hide the tool's.
     """
     func = target.call
+    # What `functools.update_wrapper` does, written to the tool's dict (none
+    # of these is a view's source, so `__setattr__` has nothing to do).
+    state = made.__dict__
+    for attribute in functools.WRAPPER_ASSIGNMENTS:
+        try:
+            state[attribute] = getattr(func, attribute)
+        except AttributeError:
+            continue
     if type(func) is types.FunctionType or isinstance(func, types.MethodType):
-        functools.update_wrapper(made, func)
-    else:
-        functools.update_wrapper(made, func, updated=())
-    if "__name__" not in made.__dict__:
-        made.__name__ = target.name or made.name
-    if "__qualname__" not in made.__dict__:
-        made.__qualname__ = target.qualname
-    if made.__dict__.get("__doc__") is None and target.doc is not None:
-        made.__doc__ = target.doc
+        state.update(getattr(func, "__dict__", {}))
+    state["__wrapped__"] = func
+    if "__name__" not in state:
+        state["__name__"] = target.name or made.name
+    if "__qualname__" not in state:
+        state["__qualname__"] = target.qualname
+    if state.get("__doc__") is None and target.doc is not None:
+        state["__doc__"] = target.doc
