@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 import httpx2
+import pytest
 
 from tests.test_mcp_http import served, session
 from tests.test_mcp_stream_direct import (
@@ -32,6 +33,8 @@ from tests.test_mcp_stream_direct import (
 )
 from toolkit import ToolSet
 from toolkit.providers import mcp
+
+from .test_mcp_stream_direct import _init
 
 LIMIT = 60  # seconds, at most, for anything a test waits on
 
@@ -426,3 +429,75 @@ def test_a_second_call_with_the_id_of_a_running_call_gets_its_own_answer() -> No
     first, second = run(scenario())
     assert first[0]["content"][0]["text"] == "done dup"
     assert second[0]["structuredContent"] == {"result": 2}
+
+
+# ------------------------------------------------------------ a later SDK
+
+MODES: dict[str, dict[str, Any]] = {
+    "sessions": {},
+    "stateless": {"stateless": True},
+    "stateless json": {"stateless": True, "json_response": True},
+}
+MISSING = {
+    "a helper": ("mcp.shared.dispatcher", None, "coerce_request_id"),
+    "a transport's attribute": (
+        "mcp.server.streamable_http",
+        "StreamableHTTPServerTransport",
+        "close_standalone_sse_stream",
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("missing", [None, *MISSING])
+def test_an_sdk_without_a_name_the_direct_paths_use_answers_everything_itself(
+    monkeypatch: pytest.MonkeyPatch, mode: str, missing: str | None
+) -> None:
+    """An SDK that moved or renamed a helper or an attribute: the direct path is off, the SDK answers.
+
+    Only this server's reading of the name is broken (the SDK's own
+    modules keep what they imported, or do not need it here), as when a
+    later SDK renames it.
+    """
+    import importlib
+
+    if missing is not None:
+        module, owner, name = MISSING[missing]
+        found: Any = importlib.import_module(module)
+        monkeypatch.delattr(found if owner is None else getattr(found, owner), name)
+
+    async def scenario() -> tuple[bool, Any, Any, int]:
+        app = mcp.asgi_app(TOOLS, **MODES[mode])
+        async with app.lifespan(), _in_process(app) as http:
+            opened = await http.post("/mcp", json=_init(NEW), headers=ACCEPT)
+            headers = dict(ACCEPT, **{"mcp-protocol-version": NEW})
+            if "mcp-session-id" in opened.headers:
+                headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+                initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+                await http.post("/mcp", json=initialized, headers=headers)
+            added = await http.post(
+                "/mcp", json=_call(1, "add", {"a": 1, "b": 2}), headers=headers
+            )
+            listed = await http.post(
+                "/mcp", json=_message(2, "tools/list"), headers=headers
+            )
+        return (
+            app.direct_path.enabled,
+            _answer(added),
+            _answer(listed),
+            app.direct_path.answered,
+        )
+
+    enabled, added, listed, answered = run(scenario())
+    assert added["structuredContent"] == {"result": 3}
+    assert "add" in [tool["name"] for tool in listed["tools"]]
+    assert enabled is (missing is None)
+    assert (answered > 0) is (missing is None)
+
+
+def _answer(reply: Any) -> Any:
+    """The result of a request, from a JSON body or an event stream."""
+    if reply.headers["content-type"].startswith("application/json"):
+        return reply.json()["result"]
+    (answer,) = _answers(reply)
+    return answer

@@ -57,18 +57,25 @@ class Direct:
         max_body: int,
         running: Any,
     ) -> None:
-        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+        from ._mcp_sdk import usable
 
         self.inner = inner
         self.manager = manager
         self.max_body = max_body
         self.running = running
-        self.enabled = True
-        """Off: every request goes to the SDK (tests compare the two paths)."""
+        self.enabled = usable(manager)
+        """Off: every request goes to the SDK (tests compare the two paths).
+
+        Off from the start when the installed SDK lacks a name this path uses.
+        """
         self.answered = 0
         """Requests answered here, not by the SDK."""
         self._security = security
-        self._versions = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
+        self._versions: frozenset[str] = frozenset()
+        if self.enabled:
+            from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+            self._versions = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if (

@@ -117,22 +117,31 @@ class SessionDirect(Direct):
         stateless: bool = False,
     ) -> None:
         super().__init__(inner, manager, security, max_body, running)
+        self.toolset = toolset
+        self.events = events
+        self.stateless = stateless
+        """No sessions: each request has a connection of its own, as the SDK gives it."""
+        self.calls: dict[str, dict[Any, _Call]] = {}
+        """The calls answered here and running, by session and request id."""
+        self.connections: MutableMapping[str, Any] = {}
+        """Each session's SDK connection, by session id."""
+        self._user: Any = None
+        self._owner: Any = None
+        self._headers: list[tuple[bytes, bytes]] = []
+        self._at: int | None = None
+        if self.enabled:  # otherwise the SDK answers everything
+            self._prepare()
+
+    def _prepare(self) -> None:
+        """What answering reads of the SDK: sessions' connections, owners, the stream's headers."""
         from mcp.server.auth.middleware.bearer_auth import (
             AuthenticatedUser,
             authorization_context,
         )
         from sse_starlette import EventSourceResponse
 
-        self.toolset = toolset
-        self.connections: MutableMapping[str, Any] = (
-            {} if stateless else _remember_connections(manager.app, self._ended)
-        )
-        """Each session's SDK connection, by session id."""
-        self.events = events
-        self.stateless = stateless
-        """No sessions: each request has a connection of its own, as the SDK gives it."""
-        self.calls: dict[str, dict[Any, _Call]] = {}
-        """The calls answered here and running, by session and request id."""
+        if not self.stateless:
+            self.connections = _remember_connections(self.manager.app, self._ended)
         self._user = AuthenticatedUser
         self._owner = authorization_context
         marker = "\x00session\x00"
@@ -141,7 +150,7 @@ class SessionDirect(Direct):
             "Connection": "keep-alive",
             "Content-Type": "text/event-stream",
         }
-        if not stateless:
+        if not self.stateless:
             given[_SESSION_KEY] = marker
         shape = EventSourceResponse(content=_nothing(), headers=given)
         self._headers = [(k, v) for k, v in shape.raw_headers]
