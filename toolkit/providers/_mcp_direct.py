@@ -21,14 +21,12 @@ records are dropped (a JSON body carries the answer only), and `sample` or
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
-__all__ = ["Direct"]
+from ._mcp_sdk import answer, is_json, json_response, own_connection, runner, usable
 
-_logger = logging.getLogger("mcp.shared.jsonrpc_dispatcher")
-"""The SDK's dispatcher logs a handler that raised; so does this path, under its name."""
+__all__ = ["Direct"]
 
 _REQUESTS: Final = frozenset({"initialize", "ping", "tools/list", "tools/call"})
 _NOTIFICATIONS: Final = frozenset({"notifications/initialized"})
@@ -57,8 +55,6 @@ class Direct:
         max_body: int,
         running: Any,
     ) -> None:
-        from ._mcp_sdk import usable
-
         self.inner = inner
         self.manager = manager
         self.max_body = max_body
@@ -154,7 +150,7 @@ class Direct:
         request = Request(scope)
         if not self._passes(request.headers):
             return False
-        if not check_accept_headers(request)[0] or not _is_json(request):
+        if not check_accept_headers(request)[0] or not is_json(request.headers):
             return False
         try:
             message = jsonrpc_message_adapter.validate_python(
@@ -162,52 +158,34 @@ class Direct:
             )
         except (ValueError, ValidationError):
             return False
-        if (
-            isinstance(message, JSONRPCNotification)
-            and message.method in _NOTIFICATIONS
-        ):
-            # The SDK hands the notification to a server that keeps no state
-            # once this request ends: nothing comes of it but the 202.
-            self.answered += 1
-            await _json_response(None, 202)(scope, receive, send)
-            return True
+        if isinstance(message, JSONRPCNotification):
+            return await self._accepted(message, scope, receive, send)
         if not isinstance(message, JSONRPCRequest) or message.method not in _REQUESTS:
             return False
         self.answered += 1
-        answer = await self._request(request, message, version)
-        await _json_response(answer, 200)(scope, receive, send)
+        reply = await self._request(request, message, version)
+        await json_response(reply, 200)(scope, receive, send)
+        return True
+
+    async def _accepted(
+        self, message: Any, scope: Any, receive: Any, send: Any
+    ) -> bool:
+        """A notification without a session: `notifications/initialized` answered, others left to the SDK."""
+        if message.method not in _NOTIFICATIONS:
+            return False
+        # The SDK hands the notification to a server that keeps no state
+        # once this request ends: nothing comes of it but the 202.
+        self.answered += 1
+        await json_response(None, 202)(scope, receive, send)
         return True
 
     async def _request(self, request: Any, message: Any, version: str | None) -> str:
         """The JSON-RPC answer to `message`, as the SDK's dispatcher makes it."""
-        from mcp.server.connection import Connection
-        from mcp.server.runner import ServerRunner
-        from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
-        from mcp_types import (
-            DEFAULT_NEGOTIATED_VERSION,
-            ErrorData,
-            JSONRPCError,
-            JSONRPCResponse,
-        )
-
-        negotiated = version if version is not None else DEFAULT_NEGOTIATED_VERSION
-        connection = Connection.from_envelope(negotiated, None, None)
-        runner: Any = ServerRunner(
-            self.manager.app,
-            connection,
-            getattr(self.manager, "_lifespan_state", None),
-        )
-        context = _Context(request, message.id)
-        reply: Any
+        connection = own_connection(version)
         try:
-            result = await runner.on_request(context, message.method, message.params)
-            reply = JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
-        except Exception as error:
-            data = handler_exception_to_error_data(error)
-            if data is None:
-                _logger.exception("handler for %r raised", message.method)
-                data = ErrorData(code=0, message=str(error))  # as the SDK answers it
-            reply = JSONRPCError(jsonrpc="2.0", id=message.id, error=data)
+            reply = await answer(
+                runner(self.manager, connection), _Context(request, message.id), message
+            )
         finally:
             await connection.exit_stack.aclose()
         return str(reply.model_dump_json(by_alias=True, exclude_unset=True))
@@ -288,18 +266,6 @@ def _declared_size(scope: Any) -> int:
         return int(declared) if declared is not None else 0
     except ValueError:
         return 0
-
-
-def _is_json(request: Any) -> bool:
-    """Whether the Content-Type is application/json, read as the SDK's transport reads it."""
-    kind = request.headers.get("content-type", "")
-    return any(part.strip() == _JSON for part in kind.split(";")[0].split(","))
-
-
-def _json_response(content: str | None, status: int) -> Any:
-    from starlette.responses import Response
-
-    return Response(content, status_code=status, headers={"Content-Type": _JSON})
 
 
 def _replay(body: bytes, receive: Any) -> Any:

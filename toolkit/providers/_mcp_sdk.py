@@ -1,4 +1,4 @@
-"""What the direct MCP paths take from the MCP SDK, and whether the installed SDK has it.
+"""What the direct MCP paths share, and take from the MCP SDK.
 
 The direct paths (`_mcp_direct.py` without sessions, `_mcp_stream.py`
 with event streams) answer requests as the SDK answers them, with the
@@ -11,10 +11,23 @@ each one failing.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Final
 
-__all__ = ["usable"]
+__all__ = [
+    "answer",
+    "is_json",
+    "json_response",
+    "logger",
+    "own_connection",
+    "runner",
+    "usable",
+]
 
+logger = logging.getLogger("mcp.shared.jsonrpc_dispatcher")
+"""The SDK's dispatcher logs a handler that raised; so do the direct paths, under its name."""
+
+_JSON: Final = "application/json"
 _MANAGER: Final = ("app", "_server_instances", "_session_owners", "_task_group")
 """What the direct paths read of the SDK's `StreamableHTTPSessionManager`."""
 _TRANSPORT: Final = (
@@ -37,6 +50,57 @@ _SECURITY: Final = (
     "allowed_origins",
 )
 """What the direct paths read of the SDK's `TransportSecuritySettings`."""
+
+
+def is_json(headers: Any) -> bool:
+    """Whether the Content-Type is application/json, read as the SDK's transport reads it."""
+    kind = headers.get("content-type", "")
+    return any(part.strip() == _JSON for part in kind.split(";")[0].split(","))
+
+
+def json_response(content: str | None, status: int) -> Any:
+    """A response with a JSON body (or none), as the SDK's transport makes it."""
+    from starlette.responses import Response
+
+    return Response(content, status_code=status, headers={"Content-Type": _JSON})
+
+
+def own_connection(version: str | None) -> Any:
+    """A connection of one request without a session, as the SDK makes it."""
+    from mcp.server.connection import Connection
+    from mcp_types import DEFAULT_NEGOTIATED_VERSION
+
+    negotiated = version if version is not None else DEFAULT_NEGOTIATED_VERSION
+    return Connection.from_envelope(negotiated, None, None)
+
+
+def runner(manager: Any, connection: Any) -> Any:
+    """The SDK's request handling for `connection`: the manager's server, under its lifespan."""
+    from mcp.server.runner import ServerRunner
+
+    return ServerRunner(
+        manager.app, connection, getattr(manager, "_lifespan_state", None)
+    )
+
+
+async def answer(handling: Any, context: Any, message: Any) -> Any:
+    """The JSON-RPC answer to the request `message`, as the SDK's dispatcher makes it.
+
+    The result, or the error a handler's exception is to the SDK (logged
+    when the SDK logs it).
+    """
+    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+    from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
+
+    try:
+        result = await handling.on_request(context, message.method, message.params)
+    except Exception as error:
+        data = handler_exception_to_error_data(error)
+        if data is None:
+            logger.exception("handler for %r raised", message.method)
+            data = ErrorData(code=0, message=str(error))  # as the SDK answers it
+        return JSONRPCError(jsonrpc="2.0", id=message.id, error=data)
+    return JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
 
 
 def usable(manager: Any) -> bool:

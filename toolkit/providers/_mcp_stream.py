@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 
 from ._mcp_direct import Direct
+from ._mcp_sdk import answer, is_json, logger, own_connection, runner
 
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
@@ -169,44 +170,66 @@ class SessionDirect(Direct):
         self, scope: Any, receive: Any, version: str | None, body: bytes, send: Any
     ) -> bool:
         """Answer the POST of `body` here; False (having sent nothing) to leave it to the SDK."""
-        import pydantic_core
-        from mcp.server.streamable_http import check_accept_headers
-        from mcp_types import (
-            JSONRPCNotification,
-            JSONRPCRequest,
-            jsonrpc_message_adapter,
-        )
-        from pydantic import ValidationError
         from starlette.requests import Request
 
         request = Request(scope)
+        if self.stateless:
+            message = self._message(request, body)
+            return message is not None and await self._alone(
+                scope, request, message, receive, version, send
+            )
+        key = request.headers.get(_SESSION_KEY)
+        transport = None if key is None else self._transport(scope, key)
+        if key is None or transport is None:
+            return False
+        message = self._message(request, body)
+        return message is not None and await self._in_session(
+            key, transport, request, message, receive, version, send
+        )
+
+    def _message(self, request: Any, body: bytes) -> Any:
+        """The JSON-RPC message of a POST the SDK's transport takes as it is; None otherwise."""
+        import pydantic_core
+        from mcp.server.streamable_http import check_accept_headers
+        from mcp_types import jsonrpc_message_adapter
+        from pydantic import ValidationError
+
         headers = request.headers
-        key = None if self.stateless else headers.get(_SESSION_KEY)
-        transport = _NO_SESSION if self.stateless else self._transport(scope, key)
-        if transport is None or not self._passes(headers):
-            return False
+        if not self._passes(headers):
+            return None
         has_json, has_sse = check_accept_headers(request)
-        if not (has_json and has_sse and _is_json(headers)):
-            return False
+        if not (has_json and has_sse and is_json(headers)):
+            return None
         try:
-            message = jsonrpc_message_adapter.validate_python(
+            return jsonrpc_message_adapter.validate_python(
                 pydantic_core.from_json(body), by_name=False
             )
         except (ValueError, ValidationError):
-            return False
-        if self.stateless:
-            return await self._alone(scope, request, message, receive, version, send)
-        assert key is not None  # a session's transport was found by it
+            return None
+
+    async def _in_session(
+        self,
+        key: str,
+        transport: Any,
+        request: Any,
+        message: Any,
+        receive: Any,
+        version: str | None,
+        send: Any,
+    ) -> bool:
+        """A message on the session `key`, whose transport takes it."""
+        from mcp_types import JSONRPCNotification, JSONRPCRequest
+
         if isinstance(message, JSONRPCNotification):
             if message.method == _CANCELLED:
                 self._cancel(key, message.params)
             return False  # the SDK answers it (and finds nothing more to cancel)
         if not isinstance(message, JSONRPCRequest) or not self._plain(message):
             return False
-        runner = self._runner(key)
+        connection = self.connections.get(key)
         request_id = _coerced(message.id)
         if (
-            runner is None
+            connection is None
             or request_id in self.calls.get(key, ())
             or str(message.id) in transport._request_streams
         ):
@@ -215,7 +238,7 @@ class SessionDirect(Direct):
         call = self.calls.setdefault(key, {})[request_id] = _Call(
             self, request, message, receive, send, key, transport
         )
-        await call.run(runner, version)
+        await call.run(runner(self.manager, connection), version)
         return True
 
     async def _alone(
@@ -228,43 +251,24 @@ class SessionDirect(Direct):
         send: Any,
     ) -> bool:
         """A request without a session, on a connection of its own as the SDK makes it."""
-        from mcp.server.connection import Connection
-        from mcp.server.runner import ServerRunner
-        from mcp_types import (
-            DEFAULT_NEGOTIATED_VERSION,
-            JSONRPCNotification,
-            JSONRPCRequest,
-        )
-
-        from ._mcp_direct import _json_response
+        from mcp_types import JSONRPCNotification, JSONRPCRequest
 
         if isinstance(message, JSONRPCNotification):
-            if message.method != "notifications/initialized":
-                return False
-            # The SDK hands it to a connection that ends with this request.
-            self.answered += 1
-            await _json_response(None, 202)(scope, receive, send)
-            return True
+            return await self._accepted(message, scope, receive, send)
         if not isinstance(message, JSONRPCRequest) or not (
             message.method == "initialize" or self._plain(message)
         ):
             return False
         self.answered += 1
-        connection = Connection.from_envelope(
-            version if version is not None else DEFAULT_NEGOTIATED_VERSION, None, None
+        connection = own_connection(version)
+        call = _Call(
+            self, request, message, receive, send, None, _NO_SESSION, connection
         )
-        runner = ServerRunner(
-            self.manager.app, connection, getattr(self.manager, "_lifespan_state", None)
-        )
-        call = _Call(self, request, message, receive, send, None, _NO_SESSION)
-        call.connection = connection
-        await call.run(runner, version)
+        await call.run(runner(self.manager, connection), version)
         return True
 
-    def _transport(self, scope: Any, key: str | None) -> Any:
+    def _transport(self, scope: Any, key: str) -> Any:
         """The SDK's transport of the session, when it takes this request as it is."""
-        if key is None:
-            return None
         manager = self.manager
         transport = manager._server_instances.get(key)
         if transport is None or transport.is_terminated:
@@ -277,16 +281,6 @@ class SessionDirect(Direct):
         if idle is not None and idle.cancel_called:
             return None
         return transport
-
-    def _runner(self, key: str) -> Any:
-        from mcp.server.runner import ServerRunner
-
-        connection = self.connections.get(key)
-        if connection is None:
-            return None
-        return ServerRunner(
-            self.manager.app, connection, getattr(self.manager, "_lifespan_state", None)
-        )
 
     def _plain(self, message: Any) -> bool:
         """Whether `message` is a request answered here: a tool without a `Context`, a list, a ping."""
@@ -324,10 +318,28 @@ class SessionDirect(Direct):
 class _Call:
     """One request answered on its own event stream.
 
-    The call runs in a task of the session manager, as the SDK runs a
-    session's requests: when the client leaves, the request ends (the
-    endpoint then decides whether the call is abandoned) and the call goes
-    on, its answer handed to the session.
+    The call runs in a task of the session manager (`_work`), as the SDK
+    runs a session's requests, while the request's task (`run`) holds the
+    stream. Its states, and what moves it on:
+
+    - streaming (`gone` false): the request's task waits on `waiting`,
+      sending a keep-alive comment now and then; what the call sends goes
+      on the stream, its answer (`reply`) ends it;
+    - left to the session (`gone` true): the client left (a disconnect),
+      or SSE polling ended the stream (`closed` too, by `close_stream`);
+      the request's task is done, and what the call still sends, its
+      answer included, goes to the session's message router, where a
+      client that resumes gets it;
+    - cancelled (`cancelled` set, by `cancel`): the client's
+      `notifications/cancelled`; the call ends with the SDK's
+      `Request cancelled` error, sent as any answer is;
+    - ended (`ended` true, by `end`): the session ended, or the server is
+      closing; the call is cancelled and its stream ends at once without
+      an answer, nothing more goes anywhere but the event log (what the
+      SDK stores for such a request).
+
+    A call is in `SessionDirect.calls` (found by its id) from its start
+    until `_work` ends, or until `run` ends when `_work` never started.
     """
 
     def __init__(
@@ -339,6 +351,7 @@ class _Call:
         send: Any,
         key: str | None,
         transport: Any,
+        connection: Any = None,
     ) -> None:
         self.path = path
         self.request = request
@@ -360,7 +373,7 @@ class _Call:
         self.ended = False
         """The session ended, or the server is closing: the stream ends unanswered."""
         self.lock = anyio.Lock()
-        self.connection: Any = None
+        self.connection = connection
         """A connection of this call alone, closed once it ends (no session)."""
 
     def cancel(self) -> None:
@@ -378,7 +391,7 @@ class _Call:
         self.scope.cancel()
         self.waiting.cancel()
 
-    async def run(self, runner: Any, version: str | None) -> None:
+    async def run(self, handling: Any, version: str | None) -> None:
         """Answer on the stream, or leave the call to the session once the client has gone."""
         transport = self.transport
         idle = transport.idle_scope
@@ -389,7 +402,7 @@ class _Call:
         started = False
         try:
             await self._start(version)
-            self.path.manager._task_group.start_soon(self._work, runner)
+            self.path.manager._task_group.start_soon(self._work, handling)
             started = True
             await self._wait()
             if self.ended or self.closed:  # unanswered; or the client comes back
@@ -479,11 +492,11 @@ class _Call:
                 {"type": "http.response.body", "body": ping.encode(), "more_body": True}
             )
 
-    async def _work(self, runner: Any) -> None:
+    async def _work(self, handling: Any) -> None:
         """The call, in the session manager's task: its answer to the stream or to the session."""
         reply: Any = None
         try:
-            reply = await self._answered(runner)
+            reply = await self._answered(handling)
         finally:
             await self._done()
             if reply is None or self.ended:  # the session ended, or the server closes
@@ -498,9 +511,7 @@ class _Call:
         try:
             await self._through_session(reply)
         except Exception:  # a task of the manager: nothing may escape it
-            from ._mcp_direct import _logger
-
-            _logger.exception("the answer to %r was lost", self.message.method)
+            logger.exception("the answer to %r was lost", self.message.method)
 
     async def _unanswered(self) -> None:
         """What the SDK's dispatcher writes for a request its session's end cut short.
@@ -539,32 +550,19 @@ class _Call:
             if not calls:
                 del self.path.calls[key]
 
-    async def _answered(self, runner: Any) -> Any:
+    async def _answered(self, handling: Any) -> Any:
         """The JSON-RPC answer, as the SDK's dispatcher makes it."""
         from mcp.server.streamable_http import REQUEST_CANCELLED
-        from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
-        from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
-
-        from ._mcp_direct import _logger
+        from mcp_types import ErrorData, JSONRPCError
 
         message = self.message
         context = _StreamContext(self)
         reply: Any = None
-        try:
-            with self.scope:
-                try:
-                    result = await runner.on_request(
-                        context, message.method, message.params
-                    )
-                finally:
-                    context.closed = True
-                reply = JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
-        except Exception as error:
-            data = handler_exception_to_error_data(error)
-            if data is None:
-                _logger.exception("handler for %r raised", message.method)
-                data = ErrorData(code=0, message=str(error))  # as the SDK answers it
-            reply = JSONRPCError(jsonrpc="2.0", id=message.id, error=data)
+        with self.scope:
+            try:
+                reply = await answer(handling, context, message)
+            finally:
+                context.closed = True
         if self.cancelled.is_set() or reply is None:
             cancelled = ErrorData(code=REQUEST_CANCELLED, message="Request cancelled")
             reply = JSONRPCError(jsonrpc="2.0", id=message.id, error=cancelled)
@@ -706,9 +704,8 @@ class _StreamContext:
 
 
 class _NoSession:
-    """What a call without a session reads of a transport: nothing in flight, nothing to count."""
+    """What a call without a session reads of a transport: nothing to count, nowhere else to send."""
 
-    _request_streams: Final[dict[str, Any]] = {}
     idle_scope: Final = None
     _idle_timeout: Final = None
     _retry_interval: Final = None
@@ -725,13 +722,6 @@ def _takes_context(tool: Any) -> bool:
 
     plan = getattr(tool, "_plan", None)
     return not isinstance(plan, FunctionPlan) or plan.info.context is not None
-
-
-def _is_json(headers: Any) -> bool:
-    kind = headers.get("content-type", "")
-    return any(
-        part.strip() == "application/json" for part in kind.split(";")[0].split(",")
-    )
 
 
 def _coerced(request_id: Any) -> Any:
