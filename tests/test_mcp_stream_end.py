@@ -451,7 +451,10 @@ MISSING = {
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("missing", [None, *MISSING])
 def test_an_sdk_without_a_name_the_direct_paths_use_answers_everything_itself(
-    monkeypatch: pytest.MonkeyPatch, mode: str, missing: str | None
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    mode: str,
+    missing: str | None,
 ) -> None:
     """An SDK that moved or renamed a helper or an attribute: the direct path is off, the SDK answers.
 
@@ -488,7 +491,15 @@ def test_an_sdk_without_a_name_the_direct_paths_use_answers_everything_itself(
             app.direct_path.answered,
         )
 
-    enabled, added, listed, answered = run(scenario())
+    with caplog.at_level("WARNING", logger="toolkit"):
+        enabled, added, listed, answered = run(scenario())
+    said = [r.getMessage() for r in caplog.records if r.name == "toolkit"]
+    if missing is None:
+        assert said == []
+    else:  # whoever sees serving slow down is told why, once per app
+        (line,) = said
+        assert MISSING[missing][2] in line
+        assert "the SDK answers every request instead" in line
     assert added["structuredContent"] == {"result": 3}
     assert "add" in [tool["name"] for tool in listed["tools"]]
     assert enabled is (missing is None)

@@ -26,6 +26,7 @@ __all__ = [
 
 logger = logging.getLogger("mcp.shared.jsonrpc_dispatcher")
 """The SDK's dispatcher logs a handler that raised; so do the direct paths, under its name."""
+_toolkit_logger = logging.getLogger("toolkit")
 
 _JSON: Final = "application/json"
 _MANAGER: Final = ("app", "_server_instances", "_session_owners", "_task_group")
@@ -111,12 +112,31 @@ def usable(manager: Any) -> bool:
     metadata: anything missing (or any failure) means False.
     """
     try:
-        return _has_everything(manager)
-    except Exception:  # a changed SDK fails in ways nobody can list
-        return False
+        missing = _missing(manager)
+    except Exception as error:  # a changed SDK fails in ways nobody can list
+        missing = f"{type(error).__name__}: {error}"
+    if missing is None:
+        return True
+    _toolkit_logger.warning(
+        "The installed MCP SDK (mcp %s) lacks %s, which toolkit's direct answers use: "
+        "the SDK answers every request instead (the same answers, more CPU per call)",
+        _sdk_version(),
+        missing,
+    )
+    return False
 
 
-def _has_everything(manager: Any) -> bool:
+def _sdk_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcp")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _missing(manager: Any) -> str | None:
+    """The first name the direct paths use that the installed SDK lacks; None when it has them all."""
     # Imported for their presence: each is used by one of the direct paths.
     import pydantic_core  # noqa: F401
     from mcp.server.auth.middleware.bearer_auth import (  # noqa: F401
@@ -181,4 +201,8 @@ def _has_everything(manager: Any) -> bool:
         (TransportSecuritySettings(), _SECURITY),
         (ServerRunner, ("on_request",)),
     )
-    return all(hasattr(owner, name) for owner, names in owners for name in names)
+    for owner, names in owners:
+        for name in names:
+            if not hasattr(owner, name):
+                return f"{type(owner).__name__}.{name}"
+    return None
