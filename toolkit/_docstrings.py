@@ -12,6 +12,7 @@ follows `Args:`.
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Final, Literal
 
@@ -161,10 +162,6 @@ def parse_docstring(
     """
     if not doc:
         return _EMPTY
-    if _FAST and style in (None, "google"):
-        quick = _google_quick(doc)
-        if quick is not None:
-            return quick
     lines = _clean(doc)
     text = "\n".join(lines)
     style = style or detect_style(text)
@@ -173,27 +170,7 @@ def parse_docstring(
     described, kept = _split_sections(lines, style)
     if not described:
         return Docstring(description=text.strip())
-    description = _join(kept)
-    if style == "google" and _FAST:
-        fast = _google_fast(described)
-        if fast is not None:
-            return Docstring(description=description, params=fast[0], returns=fast[1])
-    return _read_described("\n".join(described), style, description)
-
-
-def _cleandoc(doc: str) -> list[str]:
-    """The lines of `inspect.cleandoc(doc)` (a test holds them equal), without importing inspect."""
-    lines = doc.expandtabs().split("\n")
-    margin = min(
-        (len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()),
-        default=0,
-    )
-    lines = [lines[0].lstrip(), *(line[margin:] for line in lines[1:])]
-    while lines and not lines[-1]:
-        lines.pop()
-    while lines and not lines[0]:
-        lines.pop(0)
-    return lines
+    return _read_described("\n".join(described), style, _join(kept))
 
 
 def _clean(doc: str) -> list[str]:
@@ -203,7 +180,7 @@ def _clean(doc: str) -> list[str]:
     parameter lines and leaves them flush with the header, where no parser can
     read them; they are indented back under their header.
     """
-    lines = _cleandoc(doc)
+    lines = inspect.cleandoc(doc).split("\n")
     if (
         not lines
         or not _GOOGLE_HEADER.match(lines[0])
@@ -287,150 +264,6 @@ def _read_described(text: str, style: DocstringStyle, description: str) -> Docst
         params=params,
         returns=(returns or "").strip() or None,
     )
-
-
-# ---------------------------------------------------------------- Google fast path
-#
-# Most tool docstrings are plain Google style: `Args:` with one `name: text`
-# (or `name (type): text`) per line, maybe continued on deeper-indented lines,
-# and a `Returns:` paragraph. For those, the rules below give exactly what
-# docstring_parser gives (the same splitting, the same `inspect.cleandoc` of
-# continuation lines), several times faster; a differential test holds them to
-# it. Anything else (blank lines inside a section, a repeated section, tabs, a
-# line without a colon, Yields) goes to docstring_parser, so its errors stay too.
-
-_FAST = True  # tests turn it off to compare with docstring_parser
-_GOOGLE_PARAM_TITLES: Final = frozenset(
-    {"Arguments", "Args", "Parameters", "Params", "Attributes"}
-)
-_GOOGLE_RAISES_TITLES: Final = frozenset({"Raises", "Exceptions", "Except"})
-_GOOGLE_ITEM: Final = re.compile(r"(\*{0,2}\w+)(?: *\( *[^():\s][^():\n]*\))?:(.*)")
-_TYPED_RETURN: Final = re.compile(r"\s*[^:\s]+:|[^:]*\]:")
-
-
-def _google_quick(doc: str) -> Docstring | None:
-    """A summary-first Google docstring in one pass; None for anything else.
-
-    The same result as the general path (clean, detect, split, then
-    `_google_fast`), without building the intermediate texts. Tabs, an
-    `Args:` first line, or a line that looks like another style's field
-    (`:param`, `@param`, a NumPy underline) go to the general path.
-    """
-    if "\t" in doc:
-        return None
-    lines = doc.split("\n")
-    margin = min(
-        (len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()),
-        default=0,
-    )
-    kept = [lines[0].strip()]
-    described: list[str] = []
-    current = kept
-    for raw in lines[1:]:
-        line = raw[margin:]
-        if line[:1] in _OTHER_STYLES or ("---" in line and not line.strip().strip("-")):
-            return None
-        if line and not line[0].isspace():
-            title = line.rstrip()
-            current = (
-                described
-                if title[-1:] == ":" and title[:-1] in _GOOGLE_DESCRIBED
-                else kept
-            )
-        current.append(line)
-    if not described or not kept[0] or kept[0].endswith(":"):
-        return None
-    fast = _google_fast(described)
-    if fast is None:
-        return None
-    return Docstring(description=_join(kept), params=fast[0], returns=fast[1])
-
-
-_OTHER_STYLES: Final = frozenset({":", "@"})
-
-
-def _google_fast(lines: list[str]) -> tuple[dict[str, str], str | None] | None:
-    """Params and Returns of plain Google sections, or None to let docstring_parser decide."""
-    sections = _google_sections(lines)
-    if sections is None:
-        return None
-    params: dict[str, str] = {}
-    returns: str | None = None
-    for title, section in sections.items():
-        if title in _GOOGLE_PARAM_TITLES or title in _GOOGLE_RAISES_TITLES:
-            items = _google_items(section)
-            if items is None:
-                return None
-            if title in _GOOGLE_PARAM_TITLES:
-                params.update(items)
-        elif title == "Returns":
-            returns = _google_returns(section)
-            if returns is None:
-                return None
-        else:
-            return None
-    return params, (returns.strip() or None) if returns is not None else None
-
-
-def _google_sections(lines: list[str]) -> dict[str, list[str]] | None:
-    """Title → its indented lines; None for a repeated title, a blank line inside, or tabs."""
-    sections: dict[str, list[str]] = {}
-    body: list[str] = []
-    for line in lines:
-        if line and not line[0].isspace():
-            title = line.rstrip()[:-1]
-            if title in sections:
-                return None
-            sections[title] = body = []
-        else:
-            body.append(line)
-    for section in sections.values():
-        while section and not section[-1].strip():
-            section.pop()
-        if not section or not all(
-            line.strip() and line.startswith(" ") for line in section
-        ):
-            return None
-    return sections
-
-
-def _google_items(section: list[str]) -> dict[str, str] | None:
-    indent = len(section[0]) - len(section[0].lstrip(" "))
-    items: list[tuple[str, list[str]]] = []
-    for line in section:
-        depth = len(line) - len(line.lstrip(" "))
-        if depth == indent:
-            items.append((line[indent:], []))
-        elif depth > indent and items:
-            items[-1][1].append(line)
-        else:
-            return None
-    found: dict[str, str] = {}
-    for first, rest in items:
-        match = _GOOGLE_ITEM.fullmatch(first)
-        if match is None:
-            return None
-        found[match[1].lstrip("*")] = _google_text(match[2], rest).strip()
-    return found
-
-
-def _google_text(after_colon: str, rest: list[str]) -> str:
-    """The text after `name:`, as docstring_parser joins it."""
-    text = after_colon[1:] if after_colon[:1] == " " else after_colon
-    if rest:
-        text = text + "\n" + "\n".join(_cleandoc("\n".join(rest)))
-    return text.strip("\n")
-
-
-def _google_returns(section: list[str]) -> str | None:
-    text = "\n".join(_cleandoc("\n".join(section)))
-    if not _TYPED_RETURN.match(text):
-        return text
-    before, after = text.split(":", 1)
-    if "\n" in before:
-        return None
-    first, _, rest = after.partition("\n")
-    return _google_text(first, rest.split("\n") if rest else [])
 
 
 def _join(lines: list[str]) -> str:
