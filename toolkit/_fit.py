@@ -32,8 +32,6 @@ def matches(node: nodes.TypeNode, value: Any) -> bool:
 
 def fits(value: Any, node: nodes.TypeNode) -> bool:
     """Whether a Python value (a default) is a value of the type `node`."""
-    if type(node) is nodes.ScalarType:  # most defaults: one call, not the walk
-        return _python_scalar(node.py, value)
     return _fit(node, value, json=False)
 
 
