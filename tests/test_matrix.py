@@ -140,11 +140,14 @@ def test_a_good_argument_reaches_the_function_as_its_type(case: Case) -> None:
     assert (result.is_error, result.text) == (False, repr(case.received))
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+# Where every JSON value fits (`Any`, `object`, a JSON value), no argument is bad.
+BAD_CASES = [case for case in CASES if case.bad is not ANY_VALUE]
+BAD_IDS = [case.id for case in BAD_CASES]
+
+
+@pytest.mark.parametrize("case", BAD_CASES, ids=BAD_IDS)
 def test_a_bad_argument_is_an_error_result(case: Case) -> None:
     made = PARAMETER_TOOLS[CASES.index(case)]
-    if case.bad is ANY_VALUE:
-        pytest.skip("every JSON value fits")
     result = made.execute("a", "c", {"value": case.bad})
     assert result.is_error is True
     assert result.text.startswith(
@@ -250,10 +253,8 @@ def test_served_good_argument(served: dict[Any, Any], case: Case) -> None:
     assert (result.is_error, _text(result)) == (False, repr(case.received))
 
 
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("case", BAD_CASES, ids=BAD_IDS)
 def test_served_bad_argument(served: dict[Any, Any], case: Case) -> None:
-    if case.bad is ANY_VALUE:
-        pytest.skip("every JSON value fits")
     result = served["bad", case.id]
     assert result.is_error is True
     assert _text(result).startswith(f'Invalid arguments for tool "p_{case.id}"')
