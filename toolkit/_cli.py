@@ -291,7 +291,8 @@ def _lint_command(commands: _Commands) -> None:
         "report what will make models misuse the tools",
         "Report what will make models misuse the tools or an API refuse them:\n"
         "missing or thin descriptions, undocumented parameters, bad names,\n"
-        "strict-mode problems. Exit status 1 when it finds any.",
+        "schemas that contradict themselves, strict-mode problems. Exit status\n"
+        "1 when it finds any.",
     )
     check.add_argument(
         "--gemini-openapi",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ._contradictions import contradictions
 from ._exceptions import ToolDefinitionError
 from ._finding import Finding
 from ._tool import Tool, check_name
@@ -22,7 +23,10 @@ def lint(tools: Iterable[Tool[Any, Any]]) -> list[Finding]:
     """Check a set of tools for what providers reject and what confuses models.
 
     Checks names, descriptions (missing, one word), undocumented parameters,
-    then every provider's own rules: OpenAI's description and tool-count
+    contradictions inside the parameter schema (a parameter no value can
+    satisfy, a default its own schema refuses, `default: null` on a
+    parameter that cannot be null, `required` naming an undeclared
+    property), then every provider's own rules: OpenAI's description and tool-count
     limits and strict-mode problems, Anthropic's strict subset, MCP
     definitions that clients would refuse, and the limits of Gemini's older
     OpenAPI form.
@@ -58,6 +62,8 @@ def _lint_tool(item: Tool[Any, Any]) -> Iterator[Finding]:
     yield from _names(item)
     yield from _descriptions(item)
     yield from _parameters(item)
+    fix = ". Its MCP server has to fix it" if item.remote_name is not None else ""
+    yield from contradictions(item.name, item.parameters, fix)
 
 
 def _names(item: Tool[Any, Any]) -> Iterator[Finding]:
