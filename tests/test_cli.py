@@ -280,6 +280,18 @@ def test_call_help_explains_tool_name_and_args() -> None:
     assert "ARGS the arguments as a JSON object (default: {})" in text
 
 
+@pytest.mark.parametrize(
+    ("command", "offers_mcp"),
+    [("schema", True), ("call", True), ("lint", True), ("serve", False)],
+)
+def test_only_commands_that_take_an_mcp_server_offer_one(
+    command: str, offers_mcp: bool
+) -> None:
+    text = toolkit(command, "--help").stdout
+    assert ("mcp:" in text) is offers_mcp
+    assert "path/to/file.py or package.module" in " ".join(text.split())
+
+
 def test_lint_help_names_the_gemini_openapi_option() -> None:
     text = " ".join(toolkit("lint", "--help").stdout.split())
     assert "--gemini-openapi" in text

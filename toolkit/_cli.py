@@ -93,8 +93,9 @@ def _with_mcp_server(options: argparse.Namespace) -> int:
         raise TargetError(str(error)) from None
 
 
+_PYTHON_TARGET_HELP = "path/to/file.py or package.module, optionally :attribute (a ToolSet, a Tool or a list)"
 _TARGET_HELP = (
-    "path/to/file.py or package.module, optionally :attribute (a ToolSet, a Tool or a list); "
+    f"{_PYTHON_TARGET_HELP}; "
     'or an MCP server: mcp:"COMMAND LINE" (stdio) or mcp:URL (streamable HTTP)'
 )
 
@@ -170,9 +171,14 @@ _Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def _command(
-    commands: _Commands, name: str, help: str, description: str, *, target: bool = True
+    commands: _Commands,
+    name: str,
+    help: str,
+    description: str,
+    *,
+    target: str | None = _TARGET_HELP,
 ) -> argparse.ArgumentParser:
-    """A subcommand; `target`: it works on the tools a TARGET names."""
+    """A subcommand; `target`: the help of its TARGET, None when it takes none."""
     command = commands.add_parser(
         name,
         help=help,
@@ -180,8 +186,8 @@ def _command(
         epilog=_EXAMPLES[name],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    if target:
-        command.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    if target is not None:
+        command.add_argument("target", metavar="TARGET", help=target)
     return command
 
 
@@ -328,6 +334,7 @@ def _serve_command(commands: _Commands) -> None:
         "serve the tools over MCP (stdio, or streamable HTTP)",
         "Serve the tools over MCP: stdio by default, streamable HTTP with --http.\n"
         'Needs the mcp extra: pip install "toolkit-llm[mcp]".',
+        target=_PYTHON_TARGET_HELP,  # an MCP server's tools are served by that server
     )
     from .providers import _mcp_http as http
 
@@ -522,7 +529,7 @@ def _init_command(commands: _Commands) -> None:
         "write a starter tools.py and its test",
         "Write a starter tools.py with two documented tools, and a test_tools.py\n"
         "that pytest runs. An existing file is never overwritten.",
-        target=False,
+        target=None,
     )
     init.add_argument(
         "folder",
