@@ -13,7 +13,8 @@ results back, and prints the model's answer.
     python examples/mcp_agent.py
 
 No network and no API key: the server runs on this machine. Without
-`mcp-server-time` installed here, the server is started with `uvx`.
+`mcp-server-time` installed here, the server is started with `uvx`; without
+either, or when the server cannot start, the example says so in one line.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -28,11 +30,14 @@ from typing import Any
 from toolkit import ToolCall, ToolSet, tool
 from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
 
-TIME_SERVER = (
-    [sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
-    if importlib.util.find_spec("mcp_server_time") is not None
-    else "uvx mcp-server-time --local-timezone UTC"
-)
+
+def time_server() -> list[str] | str | None:
+    """The command that starts mcp-server-time here, or None when nothing can."""
+    if importlib.util.find_spec("mcp_server_time") is not None:
+        return [sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
+    if shutil.which("uvx") is not None:
+        return "uvx mcp-server-time --local-timezone UTC"
+    return None
 
 
 @tool
@@ -173,8 +178,8 @@ async def run_loop(tools: ToolSet, provider: Any, script: list[Any]) -> None:
         provider.results(calls, results)  # what goes back to the model
 
 
-async def main() -> None:
-    async with mcp.connect(TIME_SERVER) as time_tools:
+async def main(server: list[str] | str) -> None:
+    async with mcp.connect(server) as time_tools:
         tools = ToolSet([get_weather]) | time_tools.prefixed("time_")
         print(f"tools: {tools.names}")
         for name, (provider, script) in SCRIPTS.items():
@@ -186,4 +191,13 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    server = time_server()
+    if server is None:
+        sys.exit(
+            "mcp_agent.py needs the time server: pip install mcp-server-time "
+            "(or install uv, whose uvx starts it)"
+        )
+    try:
+        asyncio.run(main(server))
+    except ConnectionError as error:  # the server did not start, or not as MCP
+        sys.exit(f"mcp_agent.py: {error}")

@@ -140,3 +140,26 @@ def test_the_conformance_server_answers_as_the_suite_expects() -> None:
     ]
     mixed = call("test_multiple_content_types")["content"]
     assert [block["type"] for block in mixed] == ["text", "image", "resource"]
+
+
+def test_mcp_agent_says_in_one_line_when_the_time_server_cannot_start(
+    tmp_path: pathlib.Path,
+) -> None:
+    # A package that shadows the real server and exits before it speaks MCP:
+    # `python -m` finds it first in the working folder the server inherits.
+    broken = tmp_path / "mcp_server_time"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("")
+    (broken / "__main__.py").write_text("raise SystemExit(3)\n")
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "mcp_agent.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith('mcp_agent.py: Cannot connect to MCP server "')
