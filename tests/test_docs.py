@@ -22,8 +22,6 @@ every page in the nav exists, and no install hint names the wrong package.
 
 from __future__ import annotations
 
-import ast
-import asyncio
 import contextlib
 import io
 import json
@@ -81,14 +79,9 @@ def expected_output(text: str, block: Block, following: Block | None) -> str | N
 
 def compile_block(code: str, where: str) -> types.CodeType:
     # dont_inherit: this file's `from __future__ import annotations` must not
-    # leak into the examples, which run as a reader's file would.
-    compiled: types.CodeType = compile(
-        code,
-        where,
-        "exec",
-        flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
-        dont_inherit=True,
-    )
+    # leak into the examples, which run as a reader's file would. No top-level
+    # `await` either: a block pasted into a file must run as it is.
+    compiled: types.CodeType = compile(code, where, "exec", dont_inherit=True)
     return compiled
 
 
@@ -97,9 +90,7 @@ def run_python(code: str, module: types.ModuleType, where: str) -> str:
     before = dict(module.__dict__)
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
-        outcome = eval(compiled, module.__dict__)  # the docs' own code
-        if asyncio.iscoroutine(outcome):
-            asyncio.run(outcome)
+        exec(compiled, module.__dict__)  # the docs' own code
         for name, value in list(module.__dict__.items()):
             if name.startswith("test_") and before.get(name) is not value:
                 value()
