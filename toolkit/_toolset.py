@@ -123,7 +123,7 @@ class ToolSet:
         if not isinstance(item, Tool):
             raise not_a_tool(item)
         with self._lock:
-            self._registry().add(item, replace=replace)
+            self._own_registry().add(item, replace=replace)
         return item
 
     @overload
@@ -171,7 +171,7 @@ class ToolSet:
         with self._lock:
             if name not in self._holder.tools():
                 raise KeyError(self._unknown(name))
-            return self._registry().remove(name)
+            return self._own_registry().remove(name)
 
     def _assign(self, tools: dict[str, Tool[Any, Any]]) -> None:
         """Hold exactly `tools`, in order (an MCP server's tools as listed again).
@@ -179,9 +179,9 @@ class ToolSet:
         The sets composed from this one see them on their next read.
         """
         with self._lock:
-            self._registry().assign(tools)
+            self._own_registry().assign(tools)
 
-    def _registry(self) -> Registry:
+    def _own_registry(self) -> Registry:
         """This set's own tools (under the lock); a composed set stops following and keeps the tools it has."""
         holder = self._holder
         if not isinstance(holder, Registry):
@@ -243,7 +243,8 @@ class ToolSet:
         """A new set with the tools of both; a shared name raises `DuplicateToolError`.
 
         The new set follows both: a tool either one gains or loses later is
-        gained or lost in the new set too.
+        gained or lost in the new set too, except a tool whose name the new
+        set already holds, which is left out with a warning.
         """
         if not isinstance(other, ToolSet):
             return NotImplemented
@@ -252,7 +253,9 @@ class ToolSet:
     def prefixed(self, prefix: str) -> ToolSet:
         """A new set whose tools are named `prefix + name`; it follows this one.
 
-        Its tools are copies of this set's (`Tool.renamed`), made once per tool.
+        Its tools are copies of this set's (`Tool.renamed`), made once per
+        tool. A tool added later whose prefixed name is not valid is left
+        out, with a warning.
 
         Raises:
             ToolDefinitionError: Some prefixed name is not valid (too long, bad characters).
