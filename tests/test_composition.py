@@ -9,6 +9,7 @@ set with what composing the sources as they are now gives.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -144,6 +145,49 @@ def test_an_unchanged_tool_list_keeps_the_exports() -> None:
     assert composed.export("json") is exported
     source._assign({"b": second, "a": first})
     assert [entry["name"] for entry in composed.export("json")] == ["b", "a"]
+
+
+def test_composed_sets_read_from_threads_while_their_sources_change() -> None:
+    left, right = ToolSet(), ToolSet()
+    shown = (left | right).prefixed("p_")
+    made = {side: [make(f"{side}_{index}") for index in range(60)] for side in "lr"}
+    start = threading.Barrier(6)
+    seen: list[list[str]] = []
+    failures: list[BaseException] = []
+
+    def change(source: ToolSet, mine: list[Tool[Any, Any]]) -> None:
+        start.wait()
+        for item in mine:
+            source.add(item)
+        for item in mine[::3]:
+            source.remove(item.name)
+
+    def read() -> None:
+        start.wait()
+        try:
+            for _ in range(200):
+                names = shown.names
+                exported = [entry["name"] for entry in shown.export("json")]
+                assert len(set(names)) == len(names)
+                assert all(name.startswith("p_") for name in exported)
+                seen.append(names)
+        except BaseException as error:  # handed to the main thread
+            failures.append(error)
+
+    threads = [
+        threading.Thread(target=change, args=(left, made["l"][:30])),
+        threading.Thread(target=change, args=(left, made["l"][30:])),
+        threading.Thread(target=change, args=(right, made["r"])),
+        *[threading.Thread(target=read) for _ in range(3)],
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert shown.names == ["p_" + name for name in [*left.names, *right.names]]
+    assert [entry["name"] for entry in shown.export("json")] == shown.names
+    assert len(shown) == 80
 
 
 # --------------------------------------------------------- random sequences

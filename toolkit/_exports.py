@@ -3,11 +3,12 @@
 A set is exported on every request to a model, and changes rarely, so
 `ToolSet.export(format, **options)` asks the set's `ExportCache`. It keeps
 each export it made by (format, options), together with the state of the
-set it was made from (`ToolSet._state`: equal while the set holds the same
-tools, also through the sets it was composed from), and makes them all
-again once the state differs. Options that cannot be a dict key are
-exported each time. The export itself comes from the provider named by the
-format (`toolkit.providers.get(format).tools`), or from here for "json".
+set it was made from (equal while the set holds the same tools, also
+through the sets it was composed from: `Registry.state`, `Composed.state`),
+and makes them all again once the state differs. Options that cannot be a
+dict key are exported each time. The export itself comes from the provider
+named by the format (`toolkit.providers.get(format).tools`), or from here
+for "json".
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class ExportCache:
             ValueError: The format is unknown.
             ToolDefinitionError: A tool cannot take that form.
         """
-        state = toolset._state()  # read before the tools, which may be newer
+        state = toolset._holder.state()  # read before the tools, which may be newer
         key = format if not options and type(format) is str else _key(format, options)
         kept_state, kept = self._kept
         if key is not None and kept_state == state:

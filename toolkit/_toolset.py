@@ -193,10 +193,6 @@ class ToolSet:
         """The tools by name as they are now, in order (a dict no change touches)."""
         return self._holder.tools()
 
-    def _state(self) -> object:
-        """Equal to an earlier state only while the set holds the same tools."""
-        return self._holder.state()
-
     def __contains__(self, name: object) -> bool:
         return name in self._holder.tools()
 
