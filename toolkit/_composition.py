@@ -1,6 +1,6 @@
 """Composition: sets made from other sets (`|`, `prefixed`, `filtered`, ...).
 
-A composed set holds a `Composed` instead of a `Registry`. It makes its
+A composed set holds a `Composed` instead of a `Registry` of its own. It makes its
 tools from the tools of the sets it is made from, its sources, and keeps
 them with the sources' states. On each read it asks the sources for their
 states again, and makes its tools again only if one differs. So a composed
@@ -21,15 +21,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._exceptions import ToolDefinitionError
+from ._exceptions import DuplicateToolError, ToolDefinitionError
 from ._log import log_warning
-from ._registry import Tools, duplicate
 from ._tool import Tool, valid_name
 
 if TYPE_CHECKING:
     from ._toolset import ToolSet
 
-__all__ = ["Combined", "Composed", "Filtered", "Prefixed", "Selected", "bad_prefix"]
+__all__ = [
+    "Combined",
+    "Composed",
+    "Filtered",
+    "Prefixed",
+    "Selected",
+    "Tools",
+    "bad_prefix",
+    "duplicate",
+]
+
+Tools = dict[str, Tool[Any, Any]]
+"""Tools by name, in order; a dict once handed out is never changed."""
 
 
 class Composed:
@@ -173,3 +184,20 @@ def bad_prefix(prefix: str, bad: list[str]) -> ToolDefinitionError:
     listed = ", ".join(prefix + name for name in bad) or prefix
     msg = f"Prefix {prefix!r} makes invalid tool names: {listed}. Names start with a letter or underscore, use letters, digits, '_' or '-', and have at most 64 characters; use a shorter prefix"
     return ToolDefinitionError(msg)
+
+
+def duplicate(item: Tool[Any, Any], existing: Tool[Any, Any]) -> DuplicateToolError:
+    """The error of `item` taking the name of `existing`, another tool, with the fixes.
+
+    Raised by a set's `add` and by composition alike.
+    """
+
+    def origin(candidate: Tool[Any, Any]) -> str:
+        return getattr(candidate, "__qualname__", None) or "Tool.new(...)"
+
+    msg = (
+        f"A tool named {item.name!r} is already registered ({origin(existing)}); cannot add {origin(item)} "
+        "under the same name. Rename one of them (name=...), use add(..., replace=True) to replace it, "
+        "or combine sets with tools.prefixed(...)"
+    )
+    return DuplicateToolError(msg, name=item.name)

@@ -3,10 +3,10 @@
 A set keeps insertion order everywhere, refuses a second tool under a taken
 name unless told `replace=True`, and is safe to use from several threads
 (changes take a lock; a read gets a dict that no change touches). It holds
-its tools in a registry of its own (`_registry.py`) or, when it was made by
-composition (`|`, `prefixed`, `filtered`, `select`, `without`), makes them
-from the sets it was made from, again on the first read after one of them
-changed, an MCP server's tool list say (`_composition.py`). Exports are
+its tools in a `Registry` of its own or, when it was made by composition
+(`|`, `prefixed`, `filtered`, `select`, `without`), makes them from the
+sets it was made from, again on the first read after one of them changed,
+an MCP server's tool list say (`_composition.py`). Exports are
 cached per (format, options) until the set's tools change (`_exports.py`).
 `run` executes one turn of calls concurrently, one result per call, in call
 order, whatever any call does.
@@ -14,6 +14,7 @@ order, whatever any call does.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
@@ -24,17 +25,18 @@ from ._composition import (
     Filtered,
     Prefixed,
     Selected,
+    Tools,
     bad_prefix,
+    duplicate,
 )
 from ._content import with_text
 from ._context import Context
-from ._exceptions import ToolDefinitionError
+from ._exceptions import NotAToolError, ToolDefinitionError
 from ._exports import ExportCache
 from ._host import current_scope, hosted
 from ._json import type_name
 from ._log import log_failure
 from ._options import DecoratorOptions
-from ._registry import Registry, not_a_tool, unique
 from ._results import ToolCall, ToolResult, Widget, checked_result, error_text
 from ._running import (
     DEFAULT_MAX_THREADS,
@@ -60,6 +62,98 @@ R = TypeVar("R")
 CallNext = Callable[[ToolCall], Awaitable[ToolResult]]
 Middleware = Callable[[ToolCall, Context[Any], CallNext], Awaitable[ToolResult]]
 """`async def middleware(call, context, call_next) -> ToolResult`."""
+
+
+_STATES: Final = itertools.count()
+"""The states of registries, each new one unique in the process: a state
+once left never comes back, also to a set that stopped following the sets
+it was composed from (which gets a registry of its own)."""
+
+
+class Registry:
+    """The tools added to a set; the set makes every change under its lock."""
+
+    __slots__ = ("_state", "_tools")
+
+    def __init__(self, tools: Tools) -> None:
+        self._tools = tools
+        self._state = next(_STATES)
+
+    def tools(self) -> Tools:
+        """The tools by name, in order."""
+        return self._tools
+
+    def state(self) -> object:
+        """Equal to an earlier state only if no tool was added or removed since."""
+        return self._state
+
+    def add(self, item: Tool[Any, Any], *, replace: bool) -> None:
+        """Register `item` (a `Tool`), refusing a taken name unless `replace`.
+
+        Raises:
+            DuplicateToolError: Another tool has the name and `replace` is False.
+        """
+        existing = self._tools.get(item.name)
+        if existing is item:
+            return
+        if existing is not None and not replace:
+            raise duplicate(item, existing)
+        self._hold({**self._tools, item.name: item})  # a replaced tool keeps its place
+
+    def remove(self, name: str) -> Tool[Any, Any]:
+        """Unregister and return the tool called `name` (the set checked it is there)."""
+        tools = dict(self._tools)
+        removed = tools.pop(name)
+        self._hold(tools)
+        return removed
+
+    def assign(self, tools: Tools) -> None:
+        """Hold exactly `tools`, in order; the same tools in the same order change nothing."""
+        held = self._tools
+        if list(held) != list(tools) or any(
+            held[name] is not item for name, item in tools.items()
+        ):
+            self._hold(dict(tools))
+
+    def _hold(self, tools: Tools) -> None:
+        # The tools first, then the state: whoever sees the new state sees
+        # the new tools too.
+        self._tools = tools
+        self._state = next(_STATES)
+
+
+def _unique(tools: Iterable[object]) -> Tools:
+    """The tools by name, in order, checked in order as `ToolSet.add` checks each.
+
+    Raises:
+        NotAToolError: An item is not a `Tool`.
+        DuplicateToolError: Two different tools share a name.
+    """
+    found: Tools = {}
+    for item in tools:
+        if not isinstance(item, Tool):
+            raise _not_a_tool(item)
+        existing = found.setdefault(item.name, item)
+        if existing is not item:
+            raise duplicate(item, existing)
+    return found
+
+
+def _not_a_tool(item: object) -> NotAToolError:
+    """The error of registering `item`, which is not a `Tool`, with the fix."""
+    from ._callables import unbound_method_problem
+
+    problem = unbound_method_problem(item)
+    if problem is not None:
+        qualname = getattr(item, "__qualname__", "")
+        msg = f"ToolSet.add needs a Tool; {qualname} cannot be one: {problem}"
+        return NotAToolError(msg, function=qualname)
+    if callable(item):
+        shown = getattr(item, "__qualname__", None) or repr(item)
+        msg = f"ToolSet.add needs a Tool; got {shown}. Make one with tool({getattr(item, '__name__', shown)}), or decorate the function with @tool"
+        return NotAToolError(msg, function=shown)
+    msg = f"ToolSet.add needs a Tool (decorate the function with @tool); got {item!r}"
+    return NotAToolError(msg)
 
 
 class ToolSet:
@@ -101,7 +195,7 @@ class ToolSet:
         self.error_formatter = error_formatter
         self._pool = None if max_threads is None else _pool(max_threads)
         if type(self).add is ToolSet.add:  # add's checks, in order, at once
-            self._holder: Registry | Composed = Registry(unique(tools))
+            self._holder: Registry | Composed = Registry(_unique(tools))
         else:  # a subclass's add sees every tool
             self._holder = Registry({})
             for item in tools:
@@ -121,7 +215,7 @@ class ToolSet:
                 and a `TypeError`).
         """
         if not isinstance(item, Tool):
-            raise not_a_tool(item)
+            raise _not_a_tool(item)
         with self._lock:
             self._own_registry().add(item, replace=replace)
         return item
