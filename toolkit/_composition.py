@@ -1,12 +1,12 @@
 """Composition: sets made from other sets (`|`, `prefixed`, `filtered`, ...).
 
-A composed set holds a `Composed` instead of a `Registry` of its own. It makes its
-tools from the tools of the sets it is made from, its sources, and keeps
-them with the sources' states. On each read it asks the sources for their
-states again, and makes its tools again only if one differs. So a composed
-set sees every later change of its sources (a tool added or removed, an MCP
-server's list read again) without being told, and a source holds no
-reference to the sets composed from it: nothing to notify, no weak
+A composed set holds a `Composed` instead of a `Registry` of its own. It
+makes its tools from the tools of the sets it is made from, its sources,
+and keeps them with the sources' states. On each read it asks the sources
+for their states again, and makes its tools again only if one differs. So
+a composed set sees every later change of its sources (a tool added or
+removed, an MCP server's list read again) without being told, and a source
+holds no reference to the sets composed from it: nothing to notify, no weak
 reference, no lock.
 
 What composition refuses when a set is composed (a name in both sides of a

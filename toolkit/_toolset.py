@@ -6,8 +6,8 @@ name unless told `replace=True`, and is safe to use from several threads
 its tools in a `Registry` of its own or, when it was made by composition
 (`|`, `prefixed`, `filtered`, `select`, `without`), makes them from the
 sets it was made from, again on the first read after one of them changed,
-an MCP server's tool list say (`_composition.py`). Exports are
-cached per (format, options) until the set's tools change (`_exports.py`).
+an MCP server's tool list say (`_composition.py`). Exports are cached per
+(format, options) until the set's tools change (`_exports.py`).
 `run` executes one turn of calls concurrently, one result per call, in call
 order, whatever any call does.
 """
