@@ -742,26 +742,17 @@ def test_kept_envelopes_follow_changes_to_the_tool() -> None:
     assert ToolSet([made]).export("openai")[0]["function"]["name"] == "kept"
 
 
-def test_kept_views_of_many_tools_agree_with_kept_view_of_each() -> None:
-    # The export of a whole set looks its kept views up in one loop; each
-    # must be what the one-tool look-up gives, after any change to a tool.
-    from toolkit._views import kept_view, kept_views
-
-    def build(item: Tool[Any, Any]) -> tuple[str, str, Any, str | None]:
-        return (item.name, item.description, item.parameters, item.returns)
-
-    made = [make(f"t{index}") for index in range(6)]
-    made[1].description = "Changed."
-    kept_views(made, "probe", build)
-    made[2].name = "renamed"
-    made[3].parameters = {"type": "object", "properties": {}}
-    made[4].returns = "Something."
-    made[5].description = "Changed again."
-    many = kept_views(made, "probe", build)
-    assert many == [build(item) for item in made]
-    assert [id(view) for view in many] == [
-        id(kept_view(item, "probe", build)) for item in made
-    ]
+def test_a_raw_tools_envelope_is_kept_with_it_until_it_is_renamed() -> None:
+    raw = Tool.new(
+        name="raw_kept",
+        description="Raw.",
+        parameters={"type": "object", "properties": {}},
+        execute_fn=lambda agent, call, args: "ok",
+    )
+    first = ToolSet([raw]).export("openai")[0]
+    assert ToolSet([raw]).export("openai")[0] is first
+    raw.name = "renamed_after"
+    assert ToolSet([raw]).export("openai")[0]["function"]["name"] == "renamed_after"
 
 
 def test_a_copy_of_a_tool_changed_leaves_the_original_export_alone() -> None:
@@ -783,47 +774,3 @@ def test_a_copy_of_a_tool_changed_leaves_the_original_export_alone() -> None:
     assert (
         ToolSet([other]).export("openai")[0]["function"]["description"] == "The copy."
     )
-
-
-def test_a_tool_made_after_the_openai_provider_loaded_carries_its_export() -> None:
-    # The provider registers its view when loaded: a tool made afterwards
-    # has it from its making, and the export hands out that very object.
-    import toolkit.providers.openai  # noqa: F401 - loading it registers the view
-
-    made = make("born_with_view")
-    kept = made._views["openai"]
-    assert kept["function"]["name"] == "born_with_view"
-    assert ToolSet([made]).export("openai")[0] is kept
-    raw = Tool.new(
-        name="raw_with_view",
-        description="Raw.",
-        parameters={"type": "object", "properties": {}},
-        execute_fn=lambda agent, call, args: "ok",
-    )
-    assert ToolSet([raw]).export("openai")[0] is raw._views["openai"]
-    made.name = "renamed_after"
-    assert "openai" not in made._views
-    assert ToolSet([made]).export("openai")[0]["function"]["name"] == "renamed_after"
-
-
-def test_a_view_that_fails_when_the_tool_is_made_fails_at_its_export() -> None:
-    # Building a registered view must not make a good tool fail to be made:
-    # the error belongs to the export that asks for the view.
-    from toolkit import _views
-
-    calls: list[str] = []
-
-    def broken(item: Tool[Any, Any]) -> str:
-        calls.append(item.name)
-        raise RuntimeError("cannot build this view")
-
-    _views.keep_when_made("probe_broken", broken)
-    try:
-        made = make("made_despite_view")
-        assert calls == ["made_despite_view"]
-        assert "probe_broken" not in made._views
-        with pytest.raises(RuntimeError, match="cannot build this view"):
-            _views.kept_view(made, "probe_broken", broken)
-    finally:
-        del _views._WHEN_MADE["probe_broken"]
-    assert "probe_broken" not in make("after_unregistered")._views

@@ -34,7 +34,7 @@ from ._record import Record
 from ._results import ToolResult, Widget
 from ._running import is_seconds
 from ._types import JsonObject, JsonSchema
-from ._views import build_when_made, model_description
+from ._views import model_description
 
 if TYPE_CHECKING:  # the modules that make and run tools load when first needed
     from typing_extensions import Self, Unpack
@@ -229,15 +229,13 @@ class Tool(Generic[P, R]):
                 or an unknown option.
         """
         _check_new(name, parameters, execute_fn, options)
-        made = cls(
+        return cls(
             name=name,
             description=description,
             parameters=freeze(parameters),
             execute_fn=execute_fn,
             **options,
         )
-        build_when_made(made)
-        return made
 
     if not TYPE_CHECKING:  # mypy keeps checking the attributes assigned
 
@@ -579,7 +577,6 @@ def _from_function(
         FunctionPlan(made, func, info, is_method=target.is_method, is_async=is_async)
     )
     _wrap(made, target)
-    build_when_made(made)
     return made
 
 

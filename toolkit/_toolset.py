@@ -2,30 +2,40 @@
 
 A set keeps insertion order everywhere, refuses a second tool under a taken
 name unless told `replace=True`, and is safe to use from several threads
-(mutations take a lock; reads work on snapshots). Composition (`|`,
-`prefixed`, `filtered`, `select`, `without`) returns new sets that check
-names again and follow their sources: when a source gains or loses a tool
-(an MCP server's list changed, say), every set composed from it is made
-again. Exports are cached per (format, options) until the set changes.
+(changes take a lock; a read gets a dict that no change touches). It holds
+its tools in a `Registry` of its own or, when it was made by composition
+(`|`, `prefixed`, `filtered`, `select`, `without`), makes them from the
+sets it was made from, again on the first read after one of them changed,
+an MCP server's tool list say (`_composition.py`). Exports are cached per
+(format, options) until the set's tools change (`_exports.py`).
 `run` executes one turn of calls concurrently, one result per call, in call
 order, whatever any call does.
 """
 
 from __future__ import annotations
 
-import operator
+import itertools
 import threading
-import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
+from ._composition import (
+    Combined,
+    Composed,
+    Filtered,
+    Prefixed,
+    Selected,
+    Tools,
+    bad_prefix,
+    duplicate,
+)
 from ._content import with_text
 from ._context import Context
-from ._exceptions import DuplicateToolError, NotAToolError, ToolDefinitionError
-from ._frozen import FrozenDict, FrozenList
+from ._exceptions import NotAToolError, ToolDefinitionError
+from ._exports import ExportCache
 from ._host import current_scope, hosted
 from ._json import type_name
-from ._log import log_failure, log_warning
+from ._log import log_failure
 from ._options import DecoratorOptions
 from ._results import ToolCall, ToolResult, Widget, checked_result, error_text
 from ._running import (
@@ -40,7 +50,6 @@ from ._running import (
     is_awaitable,
 )
 from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, tool, valid_name
-from ._views import model_description
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -53,6 +62,98 @@ R = TypeVar("R")
 CallNext = Callable[[ToolCall], Awaitable[ToolResult]]
 Middleware = Callable[[ToolCall, Context[Any], CallNext], Awaitable[ToolResult]]
 """`async def middleware(call, context, call_next) -> ToolResult`."""
+
+
+_STATES: Final = itertools.count()
+"""The states of registries, each new one unique in the process: a state
+once left never comes back, also to a set that stopped following the sets
+it was composed from (which gets a registry of its own)."""
+
+
+class Registry:
+    """The tools added to a set; the set makes every change under its lock."""
+
+    __slots__ = ("_state", "_tools")
+
+    def __init__(self, tools: Tools) -> None:
+        self._tools = tools
+        self._state = next(_STATES)
+
+    def tools(self) -> Tools:
+        """The tools by name, in order."""
+        return self._tools
+
+    def state(self) -> object:
+        """Equal to an earlier state only if no tool was added or removed since."""
+        return self._state
+
+    def add(self, item: Tool[Any, Any], *, replace: bool) -> None:
+        """Register `item` (a `Tool`), refusing a taken name unless `replace`.
+
+        Raises:
+            DuplicateToolError: Another tool has the name and `replace` is False.
+        """
+        existing = self._tools.get(item.name)
+        if existing is item:
+            return
+        if existing is not None and not replace:
+            raise duplicate(item, existing)
+        self._hold({**self._tools, item.name: item})  # a replaced tool keeps its place
+
+    def remove(self, name: str) -> Tool[Any, Any]:
+        """Unregister and return the tool called `name` (the set checked it is there)."""
+        tools = dict(self._tools)
+        removed = tools.pop(name)
+        self._hold(tools)
+        return removed
+
+    def assign(self, tools: Tools) -> None:
+        """Hold exactly `tools`, in order; the same tools in the same order change nothing."""
+        held = self._tools
+        if list(held) != list(tools) or any(
+            held[name] is not item for name, item in tools.items()
+        ):
+            self._hold(dict(tools))
+
+    def _hold(self, tools: Tools) -> None:
+        # The tools first, then the state: whoever sees the new state sees
+        # the new tools too.
+        self._tools = tools
+        self._state = next(_STATES)
+
+
+def _unique(tools: Iterable[object]) -> Tools:
+    """The tools by name, in order, checked in order as `ToolSet.add` checks each.
+
+    Raises:
+        NotAToolError: An item is not a `Tool`.
+        DuplicateToolError: Two different tools share a name.
+    """
+    found: Tools = {}
+    for item in tools:
+        if not isinstance(item, Tool):
+            raise _not_a_tool(item)
+        existing = found.setdefault(item.name, item)
+        if existing is not item:
+            raise duplicate(item, existing)
+    return found
+
+
+def _not_a_tool(item: object) -> NotAToolError:
+    """The error of registering `item`, which is not a `Tool`, with the fix."""
+    from ._callables import unbound_method_problem
+
+    problem = unbound_method_problem(item)
+    if problem is not None:
+        qualname = getattr(item, "__qualname__", "")
+        msg = f"ToolSet.add needs a Tool; {qualname} cannot be one: {problem}"
+        return NotAToolError(msg, function=qualname)
+    if callable(item):
+        shown = getattr(item, "__qualname__", None) or repr(item)
+        msg = f"ToolSet.add needs a Tool; got {shown}. Make one with tool({getattr(item, '__name__', shown)}), or decorate the function with @tool"
+        return NotAToolError(msg, function=shown)
+    msg = f"ToolSet.add needs a Tool (decorate the function with @tool); got {item!r}"
+    return NotAToolError(msg)
 
 
 class ToolSet:
@@ -87,38 +188,18 @@ class ToolSet:
         ):
             msg = f"max_output_chars={max_output_chars!r} is too small to hold a truncation notice; use at least 100"
             raise ToolDefinitionError(msg)
-        self._tools: dict[str, Tool[Any, Any]] = {}
-        self._lock = threading.RLock()
-        self._exports: dict[Any, Any] = {}
-        # Composition: how this set is made from its sources (None: it is
-        # not composed, or was changed by hand), and the sets made from it.
-        self._recipe: Callable[[], list[Tool[Any, Any]]] | None = None
-        self._views: weakref.WeakSet[ToolSet] = weakref.WeakSet()
+        self._lock = threading.RLock()  # taken by every change
+        self._exports = ExportCache()
         self._middleware: list[Middleware] = []
         self.max_output_chars = max_output_chars
         self.error_formatter = error_formatter
         self._pool = None if max_threads is None else _pool(max_threads)
-        if type(self).add is ToolSet.add:
-            self._register(tools)
+        if type(self).add is ToolSet.add:  # add's checks, in order, at once
+            self._holder: Registry | Composed = Registry(_unique(tools))
         else:  # a subclass's add sees every tool
+            self._holder = Registry({})
             for item in tools:
                 self.add(item)
-
-    def _register(self, tools: Iterable[Tool[Any, Any]]) -> None:
-        """What `add` does for each tool in turn, for a set still being made.
-
-        A new set has no export to forget, no recipe and no set composed from
-        it yet, so only the checks remain: a Tool, and a name not taken by
-        another tool. Tools whose names all differ pass both at once; a
-        repeated name goes tool by tool, for add's verdict on it.
-        """
-        items = list(tools)
-        if all(issubclass(kind, Tool) for kind in set(map(type, items))):
-            by_name = dict(zip(map(_NAME, items), items, strict=True))
-            if len(by_name) == len(items):  # every name once: nothing to refuse
-                self._tools = by_name
-                return
-        self._tools = _unique(items)
 
     # ------------------------------------------------------------ registry
 
@@ -136,14 +217,7 @@ class ToolSet:
         if not isinstance(item, Tool):
             raise _not_a_tool(item)
         with self._lock:
-            existing = self._tools.get(item.name)
-            if existing is not None and existing is not item and not replace:
-                raise _duplicate(item, existing)
-            self._tools[item.name] = item
-            self._exports.clear()
-            self._recipe = None
-        if self._views:
-            self._changed()
+            self._own_registry().add(item, replace=replace)
         return item
 
     @overload
@@ -189,20 +263,35 @@ class ToolSet:
             KeyError: No tool has that name.
         """
         with self._lock:
-            if name not in self._tools:
+            if name not in self._holder.tools():
                 raise KeyError(self._unknown(name))
-            self._exports.clear()
-            self._recipe = None
-            removed = self._tools.pop(name)
-        if self._views:
-            self._changed()
-        return removed
+            return self._own_registry().remove(name)
+
+    def _assign(self, tools: dict[str, Tool[Any, Any]]) -> None:
+        """Hold exactly `tools`, in order (an MCP server's tools as listed again).
+
+        The sets composed from this one see them on their next read.
+        """
+        with self._lock:
+            self._own_registry().assign(tools)
+
+    def _own_registry(self) -> Registry:
+        """This set's own tools (under the lock); a composed set stops following and keeps the tools it has."""
+        holder = self._holder
+        if not isinstance(holder, Registry):
+            holder = self._holder = Registry(holder.tools())
+        return holder
+
+    @property
+    def _tools(self) -> dict[str, Tool[Any, Any]]:
+        """The tools by name as they are now, in order (a dict no change touches)."""
+        return self._holder.tools()
 
     def __contains__(self, name: object) -> bool:
-        return name in self._tools
+        return name in self._holder.tools()
 
     def __getitem__(self, name: str) -> Tool[Any, Any]:
-        found = self._tools.get(name)
+        found = self._holder.tools().get(name)
         if found is None:
             raise KeyError(self._unknown(name))
         return found
@@ -211,126 +300,64 @@ class ToolSet:
         self, name: str, default: Tool[Any, Any] | None = None
     ) -> Tool[Any, Any] | None:
         """The tool called `name`, or `default`."""
-        return self._tools.get(name, default)
+        return self._holder.tools().get(name, default)
 
     def __len__(self) -> int:
-        return len(self._tools)
+        return len(self._holder.tools())
 
     def __iter__(self) -> Iterator[Tool[Any, Any]]:
-        with self._lock:
-            return iter(list(self._tools.values()))
+        return iter(self._holder.tools().values())
 
     @property
     def names(self) -> list[str]:
         """The tool names, in insertion order."""
-        with self._lock:
-            return list(self._tools)
+        return list(self._holder.tools())
 
     def __repr__(self) -> str:
         return f"ToolSet({self.names!r})"
 
     # ------------------------------------------------------------ composition
 
-    def _derive(
-        self, recipe: Callable[[], list[Tool[Any, Any]]], *sources: ToolSet
-    ) -> ToolSet:
-        """A set made by `recipe` from `self` (and `sources`), made again when they change."""
+    def _derive(self, holder: Composed) -> ToolSet:
+        """A set whose tools `holder` makes, with this set's settings."""
         derived = ToolSet(
-            recipe(),
             max_output_chars=self.max_output_chars,
             error_formatter=self.error_formatter,
         )
+        derived._holder = holder
         derived._middleware = list(self._middleware)
         derived._pool = self._pool  # one limit on threads for a set and its views
-        derived._recipe = recipe
-        for source in (self, *sources):
-            source._views.add(derived)
         return derived
-
-    def _changed(self) -> None:
-        """Make every set composed from this one again."""
-        for view in list(self._views):
-            view._follow()
-
-    def _follow(self) -> None:
-        """Make this composed set again from its sources' tools as they are now.
-
-        A change that composition refuses (a name now in two sources, a
-        prefixed name now too long) leaves the set as it was, with a warning:
-        it happens in whatever changed a source, which cannot be told.
-        """
-        # Made under this set's lock, so that two sources changing at once
-        # cannot leave it as the older of the two made it; the sets composed
-        # from it are told after the lock is let go (they read this one).
-        with self._lock:
-            recipe = self._recipe
-            if recipe is None:
-                return
-            try:
-                fresh = _unique(recipe())
-            except ToolDefinitionError as error:
-                log_warning(
-                    "A composed tool set keeps its tools, since its sources changed in a way it cannot follow: %s",
-                    error,
-                )
-                return
-            changed = self._hold(fresh)
-        if changed:
-            self._changed()
-
-    def _assign(self, tools: dict[str, Tool[Any, Any]]) -> None:
-        """Hold exactly `tools`, in order, and tell the sets composed from this one."""
-        with self._lock:
-            changed = self._hold(tools)
-        if changed:
-            self._changed()
-
-    def _hold(self, tools: dict[str, Tool[Any, Any]]) -> bool:
-        """Hold exactly `tools` (under the lock); whether that changed anything."""
-        if _same(self._tools, tools):
-            return False
-        self._tools = tools
-        self._exports.clear()
-        return True
 
     def __or__(self, other: ToolSet) -> ToolSet:
         """A new set with the tools of both; a shared name raises `DuplicateToolError`.
 
         The new set follows both: a tool either one gains or loses later is
-        gained or lost in the new set too.
+        gained or lost in the new set too, except a tool whose name the new
+        set already holds, which is left out with a warning.
         """
         if not isinstance(other, ToolSet):
             return NotImplemented
-        return self._derive(lambda: [*self, *other], other)
+        return self._derive(Combined(self, other))
 
     def prefixed(self, prefix: str) -> ToolSet:
         """A new set whose tools are named `prefix + name`; it follows this one.
 
+        Its tools are copies of this set's (`Tool.renamed`), made once per
+        tool. A tool added later whose prefixed name is not valid is left
+        out, with a warning.
+
         Raises:
             ToolDefinitionError: Some prefixed name is not valid (too long, bad characters).
         """
-        bad = [item.name for item in self if not valid_name(prefix + item.name)]
-        if bad or not valid_name(prefix + "x"):
-            raise _bad_prefix(prefix, bad)
-        # id(source tool) -> (source tool, renamed copy): an unchanged tool
-        # keeps its copy, and with it the copy's export caches.
-        renamed: dict[int, tuple[Tool[Any, Any], Tool[Any, Any]]] = {}
-
-        def recipe() -> list[Tool[Any, Any]]:
-            tools = list(self)
-            bad = [item.name for item in tools if not valid_name(prefix + item.name)]
-            if bad:
-                raise _bad_prefix(prefix, bad)
-            made = {id(item): (item, _renamed(item, prefix, renamed)) for item in tools}
-            renamed.clear()
-            renamed.update(made)
-            return [copy for _, copy in made.values()]
-
-        return self._derive(recipe)
+        holder = Prefixed(self, prefix)
+        if not valid_name(prefix + "x"):  # refused for a set with no tools too
+            raise bad_prefix(prefix, [])
+        return self._derive(holder)
 
     def filtered(self, predicate: Callable[[Tool[Any, Any]], bool]) -> ToolSet:
         """A new set with the tools for which `predicate(tool)` is true; it follows this one."""
-        return self._derive(lambda: [item for item in self if predicate(item)])
+        return self._derive(Filtered(self, predicate))
 
     def select(self, *names: str) -> ToolSet:
         """A new set with the named tools, in the order given; it follows this one.
@@ -342,9 +369,7 @@ class ToolSet:
         """
         for name in names:
             self[name]  # raises a KeyError that lists the available tools
-        return self._derive(
-            lambda: [found for name in names if (found := self.get(name)) is not None]
-        )
+        return self._derive(Selected(self, names))
 
     def without(self, *names: str) -> ToolSet:
         """A new set without the named tools; it follows this one.
@@ -355,7 +380,7 @@ class ToolSet:
         for name in names:
             self[name]  # raises a KeyError that lists the available tools
         dropped = set(names)
-        return self._derive(lambda: [item for item in self if item.name not in dropped])
+        return self._derive(Filtered(self, lambda item: item.name not in dropped))
 
     # ------------------------------------------------------------ views
 
@@ -374,37 +399,15 @@ class ToolSet:
             **options: Passed to the provider (`strict=True`, ...).
 
         Returns:
-            JSON-ready data, the same object until the set changes: copy it
-            before changing it.
+            JSON-ready data, the same object until the set's tools change
+            (here or in a set it was composed from): copy it before changing it.
 
         Raises:
             ValueError: The format is unknown.
             ToolDefinitionError: A tool cannot take that form (Python's
                 recursion limit reached from a deep caller included).
         """
-        key: Any = format
-        if options or type(format) is not str:
-            try:
-                key = (format, tuple(sorted(options.items())))
-                hash(key)
-            except TypeError:
-                key = None
-        else:  # the export of every request: one look-up (a change clears it under the lock)
-            kept = self._exports.get(key)
-            if kept is not None:
-                return kept
-        with self._lock:
-            if key is not None and key in self._exports:
-                return self._exports[key]
-            exporter = _exporter(format)
-            try:
-                value = exporter(self, **options)
-            except RecursionError:
-                msg = f"The schemas of {self.names!r} nest too deeply for Python's recursion limit to export them as {format!r} from here. Use flatter types"
-                raise ToolDefinitionError(msg) from None
-            if key is not None:
-                self._exports[key] = value
-            return value
+        return self._exports.export(self, format, options)
 
     def list_widgets(self) -> list[Widget]:
         """The widgets of the tools, each once, in tool order."""
@@ -709,79 +712,6 @@ def _middleware_failure(error: BaseException, label: str, call: ToolCall) -> Too
     return ToolResult.error(error_text(error))
 
 
-def _renamed(
-    item: Tool[Any, Any],
-    prefix: str,
-    made: dict[int, tuple[Tool[Any, Any], Tool[Any, Any]]],
-) -> Tool[Any, Any]:
-    kept = made.get(id(item))
-    if kept is not None and kept[0] is item:
-        return kept[1]
-    return item.renamed(prefix + item.name)
-
-
-def _bad_prefix(prefix: str, bad: list[str]) -> ToolDefinitionError:
-    listed = ", ".join(prefix + name for name in bad) or prefix
-    msg = f"Prefix {prefix!r} makes invalid tool names: {listed}. Names start with a letter or underscore, use letters, digits, '_' or '-', and have at most 64 characters; use a shorter prefix"
-    return ToolDefinitionError(msg)
-
-
-def _unique(tools: Iterable[Tool[Any, Any]]) -> dict[str, Tool[Any, Any]]:
-    """The tools by name, in order, checked in order as `add` checks each.
-
-    Raises:
-        NotAToolError: An item is not a `Tool`.
-        DuplicateToolError: Two different tools share a name.
-    """
-    found: dict[str, Tool[Any, Any]] = {}
-    for item in tools:
-        if not isinstance(item, Tool):
-            raise _not_a_tool(item)
-        existing = found.get(item.name)
-        if existing is not None and existing is not item:
-            raise _duplicate(item, existing)
-        found[item.name] = item
-    return found
-
-
-def _same(held: dict[str, Tool[Any, Any]], tools: dict[str, Tool[Any, Any]]) -> bool:
-    """Whether both hold the same tool objects in the same order."""
-    return list(held) == list(tools) and all(
-        held[name] is tools[name] for name in tools
-    )
-
-
-_NAME = operator.attrgetter("name")
-
-
-def _not_a_tool(item: object) -> NotAToolError:
-    from ._callables import unbound_method_problem
-
-    problem = unbound_method_problem(item)
-    if problem is not None:
-        qualname = getattr(item, "__qualname__", "")
-        msg = f"ToolSet.add needs a Tool; {qualname} cannot be one: {problem}"
-        return NotAToolError(msg, function=qualname)
-    if callable(item):
-        shown = getattr(item, "__qualname__", None) or repr(item)
-        msg = f"ToolSet.add needs a Tool; got {shown}. Make one with tool({getattr(item, '__name__', shown)}), or decorate the function with @tool"
-        return NotAToolError(msg, function=shown)
-    msg = f"ToolSet.add needs a Tool (decorate the function with @tool); got {item!r}"
-    return NotAToolError(msg)
-
-
-def _duplicate(item: Tool[Any, Any], existing: Tool[Any, Any]) -> DuplicateToolError:
-    def origin(candidate: Tool[Any, Any]) -> str:
-        return getattr(candidate, "__qualname__", None) or "Tool.new(...)"
-
-    msg = (
-        f"A tool named {item.name!r} is already registered ({origin(existing)}); cannot add {origin(item)} "
-        "under the same name. Rename one of them (name=...), use add(..., replace=True) to replace it, "
-        "or combine sets with tools.prefixed(...)"
-    )
-    return DuplicateToolError(msg, name=item.name)
-
-
 def _truncated(result: ToolResult, limit: int) -> ToolResult:
     text = result.text
     from ._truncate import shorten
@@ -790,26 +720,3 @@ def _truncated(result: ToolResult, limit: int) -> ToolResult:
     structured = result.structured if result.structured is not None else text
     content = with_text(result.content, short) if result.content else ()
     return ToolResult(short, result.is_error, result.ui, structured, content)
-
-
-def _exporter(format: str) -> Callable[..., Any]:
-    if format == "json":
-        return _export_json
-    from . import (
-        providers,  # the table of providers; each is imported when first asked for
-    )
-
-    return providers.get(format).tools  # type: ignore[no-any-return]
-
-
-def _export_json(toolset: ToolSet) -> list[dict[str, Any]]:
-    return FrozenList(
-        [
-            FrozenDict(
-                name=item.name,
-                description=model_description(item),
-                parameters=item.parameters,
-            )
-            for item in toolset
-        ]
-    )

@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from ._tool import Tool
 
-__all__ = [
-    "build_when_made",
-    "keep_when_made",
-    "kept_view",
-    "kept_views",
-    "model_description",
-    "named",
-]
+__all__ = ["kept_view", "model_description", "named"]
 
 T = TypeVar("T")
-
-_WHEN_MADE: dict[str, Callable[[Tool[Any, Any]], Any]] = {}
-"""The views built as each tool is made, by kind (`keep_when_made`)."""
 
 
 def model_description(item: Tool[Any, Any]) -> str:
@@ -60,45 +49,3 @@ def kept_view(
     if kept is None:
         kept = item._views[kind] = build(item)
     return kept
-
-
-def kept_views(
-    items: list[Tool[Any, Any]], kind: str, build: Callable[[Tool[Any, Any]], T]
-) -> list[T]:
-    """`kept_view(item, kind, build)` of each tool, in order.
-
-    An export of hundreds of tools is mostly these look-ups: one loop with
-    one look-up per tool keeps the first export of a new set below the cost
-    of building its dicts.
-    """
-    views: list[T] = []
-    append = views.append
-    for item in items:
-        kept = item._views.get(kind)
-        append(kept_view(item, kind, build) if kept is None else kept)
-    return views
-
-
-def keep_when_made(kind: str, build: Callable[[Tool[Any, Any]], Any]) -> None:
-    """From now on, build each new tool's `kind` view as the tool is made.
-
-    A provider whose export runs on every request registers its view when
-    it is first loaded. Tools made afterwards carry the view from birth, so
-    the first export of a set of new tools reads kept views instead of
-    building them, while the tool's memory is cold. Building it costs about
-    1 µs of a tool's making (which reads a signature and a docstring); a
-    provider never loaded costs nothing.
-    """
-    _WHEN_MADE[kind] = build
-
-
-def build_when_made(item: Tool[Any, Any]) -> None:
-    """Build the views registered with `keep_when_made` for a tool just made.
-
-    A view that cannot be built now is left to be built when it is asked
-    for, where its error belongs to the export, not to the tool's making.
-    """
-    views = item._views
-    for kind, build in _WHEN_MADE.items():
-        with contextlib.suppress(Exception):  # raised again by the export that asks
-            views[kind] = build(item)

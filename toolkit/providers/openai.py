@@ -33,7 +33,7 @@ from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
-from toolkit._views import keep_when_made, kept_views, model_description
+from toolkit._views import kept_view, model_description
 
 from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import (
@@ -105,18 +105,13 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
             ]
         )
     return FrozenList(
-        kept_views(as_tools(source), "openai", _envelope)
-    )  # built with each tool
+        [kept_view(item, "openai", _envelope) for item in as_tools(source)]
+    )
 
 
 def _envelope(item: Tool[Any, Any]) -> FrozenDict:
     """The non-strict `{"type": "function", "function": {...}}` of one tool."""
     return FrozenDict(type="function", function=function_definition(item))
-
-
-# Once this module is loaded, tools are exported to OpenAI on every request:
-# each tool made from now on carries its envelope from its making.
-keep_when_made("openai", _envelope)
 
 
 def parse_calls(message: Any) -> list[ToolCall]:
