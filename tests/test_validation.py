@@ -13,7 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolkit._validation import compile_check, jsonschema_validator
+from toolkit import Tool, ToolResult
+from toolkit._checker import compile_check
+from toolkit._invalid import jsonschema_validator
 
 SUITE = (
     pathlib.Path(__file__).parent / "data" / "json-schema-test-suite" / "draft2020-12"
@@ -253,3 +255,31 @@ def test_whole_floats_count_as_integers_like_jsonschema() -> None:
     assert not check(3.5)
     assert not check(True)
     assert not check(math.inf)
+
+
+def test_a_missing_property_is_named_whatever_its_name_holds() -> None:
+    """The name comes from the schema, never from the text of jsonschema's message."""
+    tool = Tool.new(
+        name="quotes",
+        description="Names with quotes.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "it's": {"type": "string"},
+                "a": {
+                    "type": "object",
+                    "properties": {'say "hi"': {}},
+                    "required": ['say "hi"'],
+                },
+            },
+            "required": ["it's", "a"],
+        },
+        execute_fn=lambda agent_id, call_id, args: ToolResult("ok"),
+    )
+    result = tool.validate_args({"a": {}})
+    assert result is not None
+    assert result.text == (
+        'Invalid arguments for tool "quotes":\n'
+        "- it's: required property is missing\n"
+        '- a.say "hi": required property is missing'
+    )
