@@ -20,8 +20,7 @@ from typing import Any, Final
 
 from ._checker import Check, is_object, subschema_check, unique
 from ._formats import FORMAT_CHECKS
-from ._json import Foreign
-from ._preview import int_text, json_kind, path_text, preview
+from ._preview import json_kind, path_text, preview, printable
 from ._types import JsonSchema
 
 __all__ = ["describe_errors", "jsonschema_validator"]
@@ -211,7 +210,7 @@ def describe_errors(
     """
     cut: list[bool] = []  # set when a bounded read left problems unread
     problems, complete = _collect(
-        _problems(validator, _printable(instance), checks or {}, cut), cut
+        _problems(validator, printable(instance), checks or {}, cut), cut
     )
     order = (
         list(validator.schema.get("properties", {}))
@@ -231,84 +230,6 @@ def describe_errors(
         else f"and at least {more:,} more {word} (the rest were not checked)"
     )
     return shown
-
-
-_HUGE_BITS: Final = 13_000
-"""Ints this long have more digits than Python turns into text (4,300); only a
-Python caller can send them, as JSON parsing refuses them too."""
-_EXACT: Final = frozenset({str, float, bool, type(None)})
-
-
-class _HugeInt(int):
-    """An int that `jsonschema` can put in a message: its repr gives its size."""
-
-    def __repr__(self) -> str:
-        return int_text(self)
-
-
-def _printable(value: Any) -> Any:
-    """`value` as plain JSON data that `jsonschema` can compare and show.
-
-    Subclasses of str, int, float, list and dict become the plain types; an
-    int too long to write out becomes a `_HugeInt`, anything else a
-    `Foreign`. Validity does not change. JSON as a model sends it is
-    returned as is, after one walk.
-    """
-    return value if _plain(value) else _copy_printable(value)
-
-
-def _plain(value: Any) -> bool:
-    """Whether `value` is plain JSON data: exact types, short ints, no container twice."""
-    pending = [value]
-    seen: set[int] = set()  # a container met again is shared or a cycle: not plain
-    while pending:
-        item = pending.pop()
-        kind = type(item)
-        if kind is int:
-            if item.bit_length() > _HUGE_BITS:
-                return False
-        elif kind is list or kind is dict:
-            if id(item) in seen:
-                return False
-            seen.add(id(item))
-            if kind is list:
-                pending.extend(item)
-            elif all(type(key) is str for key in item):
-                pending.extend(item.values())
-            else:
-                return False
-        elif kind not in _EXACT:
-            return False
-    return True
-
-
-def _copy_printable(value: Any, copies: dict[int, Any] | None = None) -> Any:
-    """The plain copy; a container shared in `value` is copied once and shared again."""
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        plain = int.__add__(value, 0)
-        return _HugeInt(plain) if plain.bit_length() > _HUGE_BITS else plain
-    if isinstance(value, float):
-        return float.__add__(value, 0.0)
-    if isinstance(value, str):
-        return str.__getitem__(value, slice(None))
-    if not isinstance(value, (list, dict)):
-        return Foreign(value)
-    copies = {} if copies is None else copies
-    if id(value) in copies:
-        return copies[id(value)]
-    # A subclass's own methods are not called: they may raise.
-    if isinstance(value, list):
-        items: list[Any] = []
-        copies[id(value)] = items
-        items.extend(_copy_printable(item, copies) for item in list.__iter__(value))
-        return items
-    fields: dict[Any, Any] = {}
-    copies[id(value)] = fields
-    for key, item in dict.items(value):
-        fields[_copy_printable(key, copies)] = _copy_printable(item, copies)
-    return fields
 
 
 def _collect(

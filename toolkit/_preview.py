@@ -1,10 +1,11 @@
-"""How a value the model sent is written in a message: as JSON, shortened, in bounded work.
+"""How a value the model sent is shown in a message: as JSON, shortened, in bounded work.
 
 A message quotes the value it is about (`expected integer, got string "x"`)
 and the path to it (`tags[3]`). The value may be huge, deeply nested, or a
-Python caller's object whose own methods raise: the text is built from the
-value's parts up to a budget of characters, and never runs the value's code
-but `repr` (which is caught).
+Python caller's object whose own methods raise: `printable` makes the copy
+that `jsonschema` reads (plain JSON types, the rest wrapped), and `preview`
+writes a value from its parts up to a budget of characters, running none of
+its code but `repr` (whose failure is caught).
 """
 
 from __future__ import annotations
@@ -16,7 +17,64 @@ from typing import Any, Final
 from ._checker import is_object
 from ._json import Foreign
 
-__all__ = ["int_text", "json_kind", "path_text", "preview"]
+__all__ = ["json_kind", "path_text", "preview", "printable"]
+
+_HUGE_BITS: Final = 13_000
+"""Ints this long have more digits than Python turns into text (4,300); only a
+Python caller can send them, as JSON parsing refuses them too."""
+
+
+class _HugeInt(int):
+    """An int that `jsonschema` can put in a message: its repr gives its size."""
+
+    def __repr__(self) -> str:
+        return _int_text(self)
+
+
+def printable(value: Any) -> Any:
+    """A copy of `value` as plain JSON data, that `jsonschema` can compare and show.
+
+    Subclasses of str, int, float, list and dict become the plain types
+    (none of their own methods runs: they may raise); an int too long to
+    write out becomes a `_HugeInt`, anything else a `Foreign`. Validity does
+    not change. A container met twice (shared, or a cycle) is copied once
+    and shared again; the walk keeps its own stack, so depth costs no
+    recursion.
+    """
+    copies: dict[int, Any] = {}
+    unfilled: list[tuple[Any, Any]] = []  # (container, its empty copy)
+
+    def copy(item: Any) -> Any:
+        if not isinstance(item, (list, dict)):
+            return _plain_scalar(item)
+        if id(item) not in copies:
+            copies[id(item)] = [] if isinstance(item, list) else {}
+            unfilled.append((item, copies[id(item)]))
+        return copies[id(item)]
+
+    copied = copy(value)
+    while unfilled:
+        container, made = unfilled.pop()
+        if isinstance(made, list):
+            made.extend(map(copy, list.__iter__(container)))
+        else:
+            for key, item in dict.items(container):
+                made[copy(key)] = copy(item)
+    return copied
+
+
+def _plain_scalar(value: Any) -> Any:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        plain = int.__add__(value, 0)
+        return _HugeInt(plain) if plain.bit_length() > _HUGE_BITS else plain
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, str):
+        return str.__getitem__(value, slice(None))
+    return Foreign(value)
+
 
 _JSON_KINDS: Final = (
     (bool, "boolean"),
@@ -62,7 +120,7 @@ def _render(value: Any, out: list[str], budget: int) -> int:
 
         piece = json.dumps(value[:budget], ensure_ascii=False)
     elif isinstance(value, int):
-        piece = int_text(value)
+        piece = _int_text(value)
     elif isinstance(value, float):
         piece = _float_text(value)
     else:
@@ -111,7 +169,7 @@ def _float_text(value: float) -> str:
     return repr(value)
 
 
-def int_text(value: int) -> str:
+def _int_text(value: int) -> str:
     """An int's digits; for a huge one (whose conversion to text is slow), its size."""
     if value.bit_length() <= 256:
         return str(value)
