@@ -22,6 +22,7 @@ __all__ = ["json_kind", "path_text", "preview", "printable"]
 _HUGE_BITS: Final = 13_000
 """Ints this long have more digits than Python turns into text (4,300); only a
 Python caller can send them, as JSON parsing refuses them too."""
+_OWN_COPIES: Final = frozenset({str, float, bool, type(None)})
 
 
 class _HugeInt(int):
@@ -45,6 +46,9 @@ def printable(value: Any) -> Any:
     unfilled: list[tuple[Any, Any]] = []  # (container, its empty copy)
 
     def copy(item: Any) -> Any:
+        kind = type(item)
+        if kind in _OWN_COPIES or (kind is int and item.bit_length() <= _HUGE_BITS):
+            return item  # immutable, and shown whole: its own copy
         if not isinstance(item, (list, dict)):
             return _plain_scalar(item)
         if id(item) not in copies:
@@ -64,8 +68,7 @@ def printable(value: Any) -> Any:
 
 
 def _plain_scalar(value: Any) -> Any:
-    if value is None or isinstance(value, bool):
-        return value
+    """The copy of what is not its own: a subclass's plain value, a huge int, a `Foreign`."""
     if isinstance(value, int):
         plain = int.__add__(value, 0)
         return _HugeInt(plain) if plain.bit_length() > _HUGE_BITS else plain
