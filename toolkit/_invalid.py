@@ -116,7 +116,7 @@ def _any_of_keyword(
 ) -> Iterator[Any]:
     """`anyOf` as jsonschema has it, but reading at most `_PER_SOURCE` + 1 problems of a branch.
 
-    The one more tells `_describe_union` that a branch had more problems
+    The one more tells `_branches` that a branch had more problems
     than it reads.
     """
     from jsonschema.exceptions import ValidationError
