@@ -1,7 +1,8 @@
 """Hostile arguments through every entry point: nothing escapes, every call ends.
 
-Arguments are generated huge (hundreds of thousands of items, megabytes of
-text), deep (thousands of levels), of types JSON does not have (sets, bytes,
+Arguments are generated huge (tens of thousands of items, a quarter of a
+megabyte of text: past the size above which they are checked in a worker
+thread), deep (thousands of levels), of types JSON does not have (sets, bytes,
 objects whose `__eq__`, `__hash__`, `__repr__` or `__str__` raise, cycles),
 with NaN, infinities and ints of thousands of digits, odd unicode, and JSON
 text that is broken or nests too deeply. Each goes through `execute`,
@@ -180,7 +181,9 @@ def _huge(kind: str, size: int) -> Any:
         "deep list": lambda n: _deep_list(min(n, 20_000)),
         "deep tree": lambda n: _deep_tree(min(n, 20_000)),
         "json text": lambda n: json.dumps(list(range(n))),
-        "deep json text": lambda n: "[" * min(n, 200_000) + "]" * min(n, 200_000),
+        "deep json text": lambda n: (
+            "[" * min(4 * n, 200_000) + "]" * min(4 * n, 200_000)
+        ),
     }
     return makers[kind](size)
 
@@ -201,7 +204,9 @@ huge = st.builds(
             "deep json text",
         ]
     ),
-    st.sampled_from([1_000, 100_000]),
+    # 25,000 is past the size (20,000 items, or 80 KB of text) above which
+    # arguments are checked and converted in a worker thread.
+    st.sampled_from([1_000, 25_000]),
 )
 WEIRD: list[Any] = [
     math.nan,

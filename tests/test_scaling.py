@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from toolkit import Tool, ToolResult, tool
-from toolkit._validation import compile_check, jsonschema_validator
+from toolkit._checker import compile_check
+from toolkit._invalid import jsonschema_validator
 
 
 @tool

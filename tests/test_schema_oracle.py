@@ -3,7 +3,8 @@
 Hypothesis builds nested annotations; for each, JSON values are drawn both
 from the annotation (to reach the accepting paths) and at random. The oracle
 is pydantic's strict JSON validation of the same type (test-only); the judge
-is `jsonschema` applied to our schema. Known, deliberate differences are
+is `jsonschema` applied to our schema, and the check toolkit compiles from
+the schema gives `jsonschema`'s verdict. Known, deliberate differences are
 normalised before the comparison and named here:
 
 - a whole number sent as a float (`3.0`) is an `int` for us (models send it);
@@ -33,6 +34,7 @@ from typing_extensions import TypedDict
 
 from tests.conftest import assert_valid_schema
 from toolkit import json_schema
+from toolkit._checker import compile_check
 
 Case = tuple[Any, st.SearchStrategy[Any]]
 _counter = itertools.count()
@@ -180,8 +182,7 @@ def _whole_floats_to_ints(value: Any) -> Any:
     return value
 
 
-def _pydantic_accepts(annotation: Any, value: Any) -> bool:
-    adapter = pydantic.TypeAdapter(annotation)
+def _pydantic_accepts(adapter: pydantic.TypeAdapter[Any], value: Any) -> bool:
     try:
         adapter.validate_json(json.dumps(_whole_floats_to_ints(value)), strict=True)
     except pydantic.ValidationError:
@@ -202,19 +203,23 @@ def test_schema_accepts_what_the_annotation_admits(
     schema = json_schema(annotation)
     assert_valid_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
+    check = compile_check(schema)
+    assert check is not None, schema  # every schema toolkit emits compiles
+    adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(annotation)
     for _ in range(4):
         value = data.draw(st.one_of(own_values, json_values))
-        assert validator.is_valid(value) == _pydantic_accepts(annotation, value), (
+        verdict = validator.is_valid(value)
+        assert verdict == _pydantic_accepts(adapter, value), (
             annotation,
             value,
             schema,
         )
+        assert check(value) == verdict, (annotation, value, schema)
 
 
 def test_boolean_is_not_an_integer_literal() -> None:
     validator = jsonschema.Draft202012Validator(json_schema(Literal[1, 2]))
     assert validator.is_valid(1)
     assert not validator.is_valid(True)
-    assert _pydantic_accepts(
-        Literal[1, 2], True
-    )  # the divergence, pinned so a change is noticed
+    # The divergence, pinned so that a change is noticed.
+    assert _pydantic_accepts(pydantic.TypeAdapter(Literal[1, 2]), True)

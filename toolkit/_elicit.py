@@ -115,7 +115,7 @@ class ElicitForm:
         return self._build(data)
 
     def _problems(self, data: dict[str, Any]) -> list[str]:
-        from ._validation import describe_errors, jsonschema_validator
+        from ._invalid import describe_errors, jsonschema_validator
 
         if self._validator is None:
             self._validator = jsonschema_validator(self.schema)

@@ -14,21 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from ._checker import Check, compile_check, property_checks
 from ._context import Context
 from ._convert import Converter, Converters, null_stripper
 from ._defaults import fresh
+from ._invalid import describe_errors, jsonschema_validator
 from ._log import log_failure
 from ._nodes import Field, ScalarType, TypeNode, UnionType
 from ._results import Refused, ToolResult, error_text, safe_text
 from ._scalars import to_float, to_int
 from ._types import JsonObject, JsonSchema
-from ._validation import (
-    Check,
-    compile_check,
-    describe_errors,
-    jsonschema_validator,
-    property_checks,
-)
 
 __all__ = [
     "Invoker",

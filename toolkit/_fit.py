@@ -6,7 +6,7 @@ of a type. `fits(value, node)` asks it of a Python value: whether a
 parameter's default is a value of its annotation. The two differ only where
 JSON and Python spell a value differently (a tuple is a JSON array, a date
 is text, an Enum member is its value), and each kind of node says how in one
-place. The schema-compiled check (`_validation`) answers the same question
+place. The schema-compiled check (`_checker.py`) answers the same question
 for a JSON Schema that no annotation stands behind (`Tool.new`, remote tools).
 """
 

@@ -1,7 +1,7 @@
 """String formats that toolkit checks, and how it reads them into Python values.
 
 The same function decides whether a string is a valid `date-time` (say) in
-the fast validator, in the `jsonschema` validator that writes messages, and
+the compiled check, in the `jsonschema` validator that writes messages, and
 before conversion, so the three can never disagree. Date-times may omit the
 UTC offset (models often do); the function then receives a naive datetime.
 """

@@ -20,9 +20,11 @@ from typing import Any, Final
 
 __all__ = [
     "MAX_DEPTH",
+    "Foreign",
     "TooDeep",
     "encode",
     "json_equal",
+    "json_key",
     "refers_to_itself",
     "to_jsonable",
     "type_name",
@@ -228,7 +230,8 @@ def json_equal(one: Any, two: Any) -> bool:
     """Equality as JSON Schema means it: `true` is not `1`, `1.0` is `1`.
 
     A value JSON has no type for (a Python caller's object) is equal only to
-    itself, whatever its own `__eq__` says or raises.
+    itself, whatever its own `__eq__` says or raises. The comparison stops
+    at the first difference, however big or deep the values.
     """
     if one is two:
         return True
@@ -245,3 +248,58 @@ def json_equal(one: Any, two: Any) -> bool:
     if isinstance(one, (int, float)) and isinstance(two, (int, float)):
         return bool(one == two)
     return False  # null, or values JSON has no type for: equal only to themselves
+
+
+def json_key(value: Any) -> Any:
+    """A hashable form of `value`: two forms are equal when `json_equal` says the values are.
+
+    Building it reads the whole value, where `json_equal` stops at the
+    first difference; in return, one set of these forms finds a repeat
+    among many values in time linear in their size.
+    """
+    if value is True:
+        return _TRUE
+    if value is False:
+        return _FALSE
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return tuple(map(json_key, value))
+    if isinstance(value, dict):
+        return frozenset((json_key(key), json_key(item)) for key, item in value.items())
+    return Foreign(value)
+
+
+class _Flag:
+    """`true` or `false` in a hashable form, apart from `1` and `0`."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+
+_TRUE: Final = _Flag(True)
+_FALSE: Final = _Flag(False)
+
+
+class Foreign:
+    """A value JSON has no type for (from a Python caller), safe to compare and show.
+
+    It is equal only to itself, like the value under toolkit's checks, and
+    its repr never runs the value's own code, which may raise.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Foreign) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __repr__(self) -> str:
+        return f"<{type(self.value).__name__}>"

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from ._checker import Check, compile_check
+from ._invalid import describe_errors, jsonschema_validator
 from ._json import to_jsonable, type_name
 from ._log import log_failure
 from ._results import ToolResult, error_text, normalise, safe_text
 from ._types import JsonSchema
-from ._validation import Check, compile_check, describe_errors, jsonschema_validator
 
 __all__ = ["OutputCheck"]
 

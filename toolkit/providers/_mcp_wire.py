@@ -16,14 +16,15 @@ import weakref
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from toolkit._checker import compile_check
 from toolkit._content import Audio, File, Image, Part, Resource, ResourceLink, Text
 from toolkit._exceptions import ToolDefinitionError
 from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList, freeze
+from toolkit._invalid import jsonschema_validator
 from toolkit._results import ToolCall, ToolResult, error_text
 from toolkit._schema import dangling_refs
 from toolkit._tool import Tool, check_name, valid_name
-from toolkit._validation import compile_check, jsonschema_validator
 from toolkit._views import model_description
 
 if TYPE_CHECKING:
