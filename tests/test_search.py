@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit import AITool, DuplicateToolError, Tool, ToolResult, tool
+from toolkit import AITool, DuplicateToolError, Tool, ToolResult, ToolSet, tool
 from toolkit._search import SearchIndex, search, stem, terms, words
 
 
@@ -101,8 +101,16 @@ CATALOG = [
 
 
 def test_a_query_that_is_a_tools_name_ranks_it_first() -> None:
-    index = SearchIndex(CATALOG)
-    # "weather_forecast" says "weather" more often, but the query names get_weather.
+    catalog = [
+        Entry("get_weather", "Current conditions."),
+        Entry(
+            "weather_report", "Get the weather: weather now, weather later, get it all."
+        ),
+    ]
+    index = SearchIndex(catalog)
+    # By its words alone, the query matches weather_report better...
+    assert names(index.search("get weather now")) == ["weather_report", "get_weather"]
+    # ...but a query that is get_weather's whole name finds it first.
     for query in (
         "get_weather",
         "get weather",
@@ -110,7 +118,7 @@ def test_a_query_that_is_a_tools_name_ranks_it_first() -> None:
         "GET-WEATHER",
         " get_weather ",
     ):
-        assert names(index.search(query))[0] == "get_weather", query
+        assert names(index.search(query)) == ["get_weather", "weather_report"], query
 
 
 def test_an_exact_name_leads_even_when_its_words_score_nothing() -> None:
@@ -129,7 +137,7 @@ def test_the_name_counts_more_than_the_description() -> None:
         Entry("report", "Make a forecast of sales."),
         Entry("forecast", "Make a report of sales."),
     ]
-    assert names(search(catalog, "forecast")) == ["forecast", "report"]
+    assert names(search(catalog, "sales forecast")) == ["forecast", "report"]
 
 
 @pytest.mark.parametrize(
@@ -139,10 +147,8 @@ def test_the_name_counts_more_than_the_description() -> None:
         ("address", "send_email"),  # a parameter's description
         ("yen", "convert_currency"),  # an enum value
         ("passport", "book_flight"),  # a property of a nested object
-        (
-            "departure airport",
-            "book_flight",
-        ),  # a property inside $defs, reached by items
+        # A property of a schema in $defs, which the parameters reach by items.
+        ("departure airport", "book_flight"),
     ],
 )
 def test_parameter_text_counts(query: str, expected: str) -> None:
@@ -203,6 +209,9 @@ def test_tools_made_by_the_package_are_searched() -> None:
     assert names(index.search("tracking number"))[:1] == ["lookup_order"]
     assert names(index.search("when does it end"))[:1] == ["cancel_subscription"]
     assert names(index.search("host"))[:1] == ["ping"]
+    assert names(SearchIndex(ToolSet([lookup_order, raw])).search("order")) == [
+        "lookup_order"
+    ]
 
 
 def test_two_tools_of_one_name_are_refused() -> None:
