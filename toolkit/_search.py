@@ -5,8 +5,9 @@ turn; the model (or the host) searches it instead. `SearchIndex` ranks tools
 by the words they share with a query, each word weighed by how rare it is in
 the catalog (BM25's inverse document frequency) and by where the tool holds
 it: a word of the tool's name counts most, then parameter names, the
-description, and last the text inside the parameters' schemas (their
-descriptions, titles and enum values).
+description (with the `returns` text, when the tool has one), and last the
+text inside the parameters' schemas (their descriptions, titles and enum
+values).
 
 Words are compared after the same normalisation on both sides: names are
 split at `_ . - /`, camelCase and digits (`getHTTPResponse2` is `get http
@@ -16,8 +17,9 @@ suffix stemmer ("calculates", "calculating", "calculation" and "calculator"
 all become "calcul").
 
 All the per-word arithmetic is done when the index is built: each word keeps
-the list of tools that contain it with that word's share of each tool's
-score, so a query touches only the tools that share a word with it.
+the tools that contain it with its share of each one's score, so a query
+touches only the tools that share a word with it, and adds a common word
+only to the tools that can still be among the best (`SearchIndex._scores`).
 """
 
 from __future__ import annotations
