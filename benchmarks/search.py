@@ -70,9 +70,8 @@ class Engine:
     library: str
     how: str
     search: Search
-    built_ms: float | None = (
-        None  # toolkit's index; the peers index on the first search
-    )
+    # toolkit's index build; the peers index the catalog on their first search.
+    built_ms: float | None = None
     found: dict[str, list[str]] = field(default_factory=dict)  # query id -> names
     seconds: dict[str, list[float]] = field(default_factory=dict)  # query id -> times
     cpu: dict[str, list[float]] = field(default_factory=dict)  # query id -> CPU times
