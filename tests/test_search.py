@@ -173,6 +173,13 @@ def test_words_split_names_and_fold_case_and_accents() -> None:
         "list",
     ]
     assert list(words("Café 東京")) == ["cafe", "東京"]
+    assert list(words("\uff26\uff35\uff2c\uff2c \ufb01le")) == [
+        "full",
+        "file",
+    ]  # fullwidth, ligature
+    # Scripts written without spaces are read as overlapping pairs of letters.
+    assert list(words("東京の天気")) == ["東京", "京の", "の天", "天気"]
+    assert list(words("ガイド")) == ["ガイ", "イド"]  # the voicing mark stays
     assert terms("the weather of the cities") == ["weath", "city"]
 
 
@@ -272,6 +279,7 @@ def test_unicode_queries_and_catalogs() -> None:
     index = SearchIndex(catalog)
     assert names(index.search("CAFE creme"))[:1] == ["cafe_menu"]
     assert names(index.search("東京"))[:1] == ["tokyo_guide"]
+    assert names(index.search("東京のガイドはどこ"))[:1] == ["tokyo_guide"]
     assert index.search("🙂") == []
 
 

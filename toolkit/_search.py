@@ -75,6 +75,11 @@ _RUN: Final = re.compile(r"[^\W_]+")
 _ASCII_PART: Final = re.compile(r"[A-Z]+s(?![a-z])|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 """The parts of an ASCII run: `URLs`, `HTTP`, `Response`, `get`, `2`."""
 
+_UNSPACED: Final = re.compile(
+    r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"
+)
+"""A stretch of kana, CJK ideographs or Hangul: scripts written without spaces between words."""
+
 _STOP_WORDS: Final = frozenset(
     """
     a about above after again against all am an and any are as at be because
@@ -107,8 +112,27 @@ def _run_words(run: str) -> list[str]:
     if not run.isascii():
         run = _fold(run)
         if not run.isascii():
-            return [run.casefold()]
+            return _unspaced_words(run.casefold())
     return [part.lower() for part in _ASCII_PART.findall(run)]
+
+
+def _unspaced_words(run: str) -> list[str]:
+    """A run with letters of scripts written without spaces, as words.
+
+    Chinese or Japanese text has no spaces between its words, so each
+    stretch of such letters becomes its overlapping pairs of letters
+    ("東京の天気" gives "東京", "京の", "の天", "天気"), as search engines
+    index these scripts; the rest of the run stays whole.
+    """
+    found: list[str] = []
+    for part in _UNSPACED.split(run):
+        if not part:
+            continue
+        if len(part) > 2 and _UNSPACED.fullmatch(part):
+            found.extend(part[start : start + 2] for start in range(len(part) - 1))
+        else:
+            found.append(part)
+    return found
 
 
 def terms(text: str) -> list[str]:
@@ -117,10 +141,16 @@ def terms(text: str) -> list[str]:
 
 
 def _fold(run: str) -> str:
-    """`run` without accents where they are marks on Latin letters (café → cafe)."""
-    decomposed = unicodedata.normalize("NFKD", run)
-    folded = "".join(char for char in decomposed if not unicodedata.combining(char))
-    return unicodedata.normalize("NFC", folded)
+    """`run` in compatibility form (ﬁ → fi, fullwidth letters as ASCII), without accents on Latin letters (café → cafe).
+
+    Marks on letters of other scripts stay: the voicing mark of Japanese
+    kana, for one, makes another word.
+    """
+    kept: list[str] = []
+    for char in unicodedata.normalize("NFKD", run):
+        if not (kept and kept[-1].isascii() and unicodedata.combining(char)):
+            kept.append(char)
+    return unicodedata.normalize("NFC", "".join(kept))
 
 
 # --- stemming -----------------------------------------------------------------
