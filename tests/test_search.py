@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit import AITool, DuplicateToolError, Tool, ToolResult, ToolSet, tool
-from toolkit._search import SearchIndex, search, stem, terms, words
+from toolkit._search import SearchIndex, search
+from toolkit._words import stem, terms, words
 
 
 @dataclass(frozen=True)
