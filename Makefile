@@ -75,20 +75,24 @@ dist: $(DIST_VENV)/.installed
 	PYTHON=$(PYTHON) bash .ci/smoke dist/*.whl dist/*.tar.gz
 
 # The peers go into a venv of their own, so that the test venv stays lean.
-$(BENCH_VENV)/.installed: pyproject.toml benchmarks/requirements.txt
+$(BENCH_VENV)/.installed: pyproject.toml benchmarks/requirements.txt benchmarks/requirements-data.txt
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade "pip>=25.1"
 	$(BENCH_VENV)/bin/python -m pip install --quiet -e . -r benchmarks/requirements.txt
+	$(BENCH_VENV)/bin/python -m pip install --quiet --no-deps -r benchmarks/requirements-data.txt
 	touch $(BENCH_VENV)/.installed
 
 # The serving figures first (benchmarks/serving.md, .json: load against the MCP
 # SDK's own server, and cold start over stdio), then the side-by-side table
 # with every ratio goal, the serving ones included (benchmarks/results.md,
-# .json), and the chart of the ratios the docs show.
+# .json), the chart of the ratios the docs show, and tool search on the
+# Berkeley Function Calling Leaderboard's functions against pydantic-ai's and
+# FastMCP's (benchmarks/search.md, .json).
 bench: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/serving.py --markdown benchmarks/serving.md --json benchmarks/serving.json $(SERVING_ARGS)
 	$(BENCH_VENV)/bin/python benchmarks/run.py --markdown benchmarks/results.md --json benchmarks/results.json --serving benchmarks/serving.json $(BENCH_ARGS)
 	$(BENCH_VENV)/bin/python benchmarks/chart.py benchmarks/results.json docs/images/benchmarks.png
+	$(BENCH_VENV)/bin/python benchmarks/search.py --markdown benchmarks/search.md --json benchmarks/search.json $(SEARCH_ARGS)
 
 clean:
 	rm -rf .venv .venv-* .pytest_cache .mypy_cache .ruff_cache site dist
