@@ -41,17 +41,6 @@ class OutputCheck:
         Never raises (but for `KeyboardInterrupt`): a value whose own code
         fails while it is read is an error result, as `normalise` makes it.
         """
-        kind = type(value)
-        if (
-            kind is int or kind is str or kind is bool or value is None
-        ) and self._valid(value):  # a scalar is its own JSON data: nothing to convert
-            return ToolResult(
-                value if kind is str else _scalar_text(value), structured=value
-            )
-        return self.shaped(value)
-
-    def shaped(self, value: Any) -> ToolResult:
-        """`result` the long way, for every value (the reference of its scalar path)."""
         outcome = normalise(value, self.name)
         if outcome.is_error or (outcome.content and outcome.structured is None):
             return outcome  # content parts (an image, ...) are not a structured value
@@ -108,12 +97,3 @@ class OutputCheck:
             f'Tool "{self.name}" returned a value of type {kind} that does not match '
             f"its return annotation {self.shown}: {problem}"
         )
-
-
-def _scalar_text(value: int | bool | None) -> str:
-    """The JSON text of an int, a bool or None, as `json.dumps` writes it."""
-    if value is None:
-        return "null"
-    if value is True or value is False:
-        return "true" if value else "false"
-    return int.__repr__(value)
