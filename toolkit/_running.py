@@ -40,7 +40,6 @@ from ._exceptions import ToolDefinitionError
 from ._log import log_warning
 
 __all__ = [
-    "AWAITS_INLINE",
     "DEFAULT_MAX_THREADS",
     "Raised",
     "ThreadPool",
@@ -63,10 +62,9 @@ DEFAULT_MAX_THREADS: Final = 64
 """Threads of the pool shared by every `ToolSet` without `max_threads` (and by lone tools)."""
 
 _IDLE_SECONDS: Final = 30.0  # a worker thread with nothing to do for this long ends
-_TASKS_COUNT_CANCELLING: Final = sys.version_info >= (3, 11)  # Task.cancelling()
-
-AWAITS_INLINE: Final = _TASKS_COUNT_CANCELLING
-"""Whether a tool's awaitable without a timeout may be awaited right in the caller's task."""
+_TASKS_COUNT_CANCELLING: Final = sys.version_info >= (3, 11)
+"""`Task.cancelling()` tells the caller's cancellation from a tool's own `CancelledError`,
+so a tool's awaitable without a timeout can be awaited right in the caller's task."""
 
 _PENDING, _RUNNING, _DONE, _SKIPPED = range(4)
 
@@ -425,7 +423,7 @@ async def await_tool(awaitable: Awaitable[Any], timeout: float | None) -> Any:
     the tool raised. Otherwise it runs in a task of its own, and whatever it
     raises comes back wrapped in `Raised`.
     """
-    if timeout is None and AWAITS_INLINE:
+    if timeout is None and _TASKS_COUNT_CANCELLING:
         return await awaitable
     import asyncio
 
