@@ -19,7 +19,7 @@ so that decoration stays cheap. Every call takes the same three steps:
     finish  what the tool returned → its `ToolResult`: `normalise`, or the
             output check when the return annotation has a schema.
 
-`arun` is a call from async code, `run` from sync code: bind and finish are
+`aexecute` is a call from async code, `execute` from sync code: bind and finish are
 the same functions, and only the call differs (from sync code an async tool
 runs on an event loop of its own). Anything the tool raises is that call's
 error result (`failure`); `KeyboardInterrupt` and the cancellation of the
@@ -124,8 +124,8 @@ class ToolRunner:
     def _alone(self, agent_id: str, call_id: str, args: Any) -> Any:
         """The `execute_fn` of a tool made from a function: one call with no `deps`."""
         if self.is_async:
-            return self.arun(agent_id, call_id, args, None, None)
-        return self.run(agent_id, call_id, args, None, None)
+            return self.aexecute(agent_id, call_id, args, None, None)
+        return self.execute(agent_id, call_id, args, None, None)
 
     # ------------------------------------------------------------ building
 
@@ -173,7 +173,7 @@ class ToolRunner:
 
     # ------------------------------------------------------------ one call
 
-    async def arun(
+    async def aexecute(
         self,
         agent_id: str,
         call_id: str,
@@ -198,12 +198,21 @@ class ToolRunner:
         except Refused as refused:
             return refused.result
         try:
-            outcome = await self._call(bound, agent_id, call_id, pool)
+            if self.is_async:
+                outcome = self.invoke(bound, agent_id, call_id)
+            elif self.thread:
+                outcome = await in_thread(
+                    lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
+                )
+            else:
+                outcome = _on_loop(self.invoke, bound, agent_id, call_id)
+            if is_awaitable(outcome):  # an async tool's, or a sync `execute_fn`'s
+                outcome = await await_tool(outcome, self.timeout)
         except BaseException as error:  # whatever the tool raised: this call's result
             return self.failure(error, formatter, awaited=True)
         return self.finish(outcome)
 
-    def run(
+    def execute(
         self,
         agent_id: str,
         call_id: str,
@@ -212,7 +221,7 @@ class ToolRunner:
         formatter: ErrorFormatter | None,
         pool: ThreadPool | None = None,
     ) -> ToolResult:
-        """One call from sync code: the steps of `arun`, but for how the code is called.
+        """One call from sync code: the steps of `aexecute`, but for how the code is called.
 
         A sync tool is called right here, or in a thread of the pool when it
         has a timeout; an async tool runs on an event loop of its own.
@@ -223,42 +232,17 @@ class ToolRunner:
         except Refused as refused:
             return refused.result
         try:
-            if self.is_async:
-                outcome = block_on(lambda: self._call(bound, agent_id, call_id, pool))
-            elif self.timeout is not None and self.thread:
+            if self.timeout is not None and self.thread and not self.is_async:
                 outcome = call_in_thread(
                     lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
                 )
             else:
                 outcome = self.invoke(bound, agent_id, call_id)
-            if is_awaitable(outcome):  # a sync `execute_fn` that returned a coroutine
+            if is_awaitable(outcome):  # awaited on an event loop of its own
                 outcome = block_on(lambda: await_tool(outcome, self.timeout))
         except BaseException as error:  # whatever the tool raised: this call's result
             return self.failure(error, formatter, awaited=False)
         return self.finish(outcome)
-
-    async def _call(
-        self,
-        bound: dict[str, Any],
-        agent_id: str,
-        call_id: str,
-        pool: ThreadPool | None,
-    ) -> Any:
-        """The call step from async code: awaited, in a thread, or inline (`thread=False`)."""
-        if self.is_async:
-            outcome = await await_tool(
-                self.invoke(bound, agent_id, call_id), self.timeout
-            )
-        elif self.thread:
-            outcome = await in_thread(
-                lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
-            )
-        else:
-            outcome = _on_loop(self.invoke, bound, agent_id, call_id)
-        # An awaitable that a sync `execute_fn` or an async tool returned
-        if is_awaitable(outcome):
-            outcome = await await_tool(outcome, self.timeout)
-        return outcome
 
     def finish(self, outcome: Any) -> ToolResult:
         """What the tool returned → its result, checked against its output schema if it has one."""

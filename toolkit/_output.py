@@ -32,8 +32,8 @@ class OutputCheck:
         self.name = name
         self.schema = schema
         self.shown = shown
-        self._check: Check | None = compile_check(schema)
         self._validator: Any = None  # jsonschema's, built when first needed
+        self._valid: Check = compile_check(schema) or self._valid_by_jsonschema
 
     def result(self, value: Any) -> ToolResult:
         """The `ToolResult` for `value`, with `structured` valid against the schema, or an error.
@@ -74,9 +74,8 @@ class OutputCheck:
             problem = f"it could not be checked ({type_name(error)})"
         return self._mismatch(value, problem)
 
-    def _valid(self, data: Any) -> bool:
-        if self._check is not None:
-            return self._check(data)
+    def _valid_by_jsonschema(self, data: Any) -> bool:
+        """The check of a schema that does not compile."""
         return bool(self._jsonschema().is_valid(data))
 
     def _jsonschema(self) -> Any:

@@ -417,14 +417,24 @@ def _wake(future: Any) -> None:
 async def await_tool(awaitable: Awaitable[Any], timeout: float | None) -> Any:
     """Await what a tool returned; raise `TimedOut` after `timeout` seconds.
 
-    Where the task can tell its own cancellation apart (`Task.cancelling`,
-    Python 3.11+) and there is no timeout, the awaitable runs right here;
-    `caller_cancelled` then tells a `CancelledError` of the caller from one
-    the tool raised. Otherwise it runs in a task of its own, and whatever it
-    raises comes back wrapped in `Raised`.
+    An awaitable that it gives in turn (an async tool may return one) is
+    awaited too, with the same timeout. Where the task can tell its own
+    cancellation apart (`Task.cancelling`, Python 3.11+) and there is no
+    timeout, the awaitable runs right here; `caller_cancelled` then tells a
+    `CancelledError` of the caller from one the tool raised. Otherwise it
+    runs in a task of its own, and whatever it raises comes back wrapped in
+    `Raised`.
     """
     if timeout is None and _TASKS_COUNT_CANCELLING:
-        return await awaitable
+        value = await awaitable
+    else:
+        value = await _in_task(awaitable, timeout)
+    if is_awaitable(value):
+        return await await_tool(value, timeout)
+    return value
+
+
+async def _in_task(awaitable: Awaitable[Any], timeout: float | None) -> Any:
     import asyncio
 
     task = asyncio.ensure_future(_captured(awaitable))

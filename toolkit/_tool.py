@@ -338,7 +338,7 @@ class Tool(Generic[P, R]):
         if host is not None:
             with hosted(host, on_loop=False):
                 return self.execute(agent_id, call_id, args, deps=deps)
-        return self._runner.run(agent_id, call_id, args, deps, None)
+        return self._runner.execute(agent_id, call_id, args, deps, None)
 
     async def aexecute(
         self,
@@ -361,7 +361,7 @@ class Tool(Generic[P, R]):
         if host is not None:
             with hosted(host, on_loop=True):
                 return await self.aexecute(agent_id, call_id, args, deps=deps)
-        return await self._runner.arun(agent_id, call_id, args, deps, None)
+        return await self._runner.aexecute(agent_id, call_id, args, deps, None)
 
     def to_ai_tool(self) -> AITool:
         """The model-facing view: name, description, parameters (no `execute_fn`).

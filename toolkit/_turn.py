@@ -8,7 +8,7 @@ never affects another. A tool marked `sequential` runs alone: the calls
 before it finish first, and the calls after it start after it.
 
 Each call goes through the set's middleware (`_middleware.py`), when it
-has any, then to its tool (`ToolRunner.arun`, `_call.py`); a result whose
+has any, then to its tool (`ToolRunner.aexecute`, `_call.py`); a result whose
 text is longer than the set's `max_output_chars` is truncated
 (`_truncate.py`). The tool is looked up by the set's public `get`.
 `KeyboardInterrupt` and the cancellation of the caller go on: when the
@@ -18,7 +18,7 @@ before the cancellation reaches it, as `asyncio.gather` does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._context import Context
@@ -54,7 +54,7 @@ async def run(
         if found is not None and found.sequential:
             results.extend(await _together(toolset, agent_id, batch, deps))
             batch = []
-            results.append(await _one(toolset, agent_id, call, found, deps))
+            results.append(await _started(toolset, agent_id, call, found, deps))
         else:
             batch.append((call, found))
     results.extend(await _together(toolset, agent_id, batch, deps))
@@ -73,7 +73,7 @@ async def _together(
     import asyncio
 
     return await asyncio.gather(
-        *[_one(toolset, agent_id, call, found, deps) for call, found in batch]
+        *[_started(toolset, agent_id, call, found, deps) for call, found in batch]
     )
 
 
@@ -92,7 +92,7 @@ async def aexecute(
         with hosted(host, on_loop=True):
             return await aexecute(toolset, agent_id, call_id, name, args, deps=deps)
     call = ToolCall(call_id, name, args)
-    return await _one(toolset, agent_id, call, _tool_of(toolset, call), deps)
+    return await _started(toolset, agent_id, call, _tool_of(toolset, call), deps)
 
 
 def execute(
@@ -133,24 +133,28 @@ def execute(
         return _no_tool(toolset, call)
     return _within(
         toolset.max_output_chars,
-        found._runner.run(
+        found._runner.execute(
             agent_id, call_id, args, deps, toolset.error_formatter, toolset._pool
         ),
     )
 
 
-async def _one(
+def _started(
     toolset: ToolSet,
     agent_id: str,
     call: ToolCall,
     found: Tool[Any, Any] | None,
     deps: Any,
-) -> ToolResult:
-    """One call (`found` is the tool it names): through the middleware, if any, then the tool."""
-    chain = toolset._middleware
-    if not chain or not isinstance(call, ToolCall):
-        return await _dispatch(toolset, agent_id, call, found, deps)
+) -> Coroutine[Any, Any, ToolResult]:
+    """The coroutine of one call (`found` is the tool it names): through the middleware, if any, then the tool."""
+    if toolset._middleware and isinstance(call, ToolCall):
+        return _through_middleware(toolset, agent_id, call, deps)
+    return _dispatch(toolset, agent_id, call, found, deps)
 
+
+async def _through_middleware(
+    toolset: ToolSet, agent_id: str, call: ToolCall, deps: Any
+) -> ToolResult:
     async def dispatch(
         passed: ToolCall,
     ) -> ToolResult:  # the call a middleware passed on
@@ -159,24 +163,45 @@ async def _one(
         )
 
     context: Context[Any] = Context(agent_id, call.id, call.name, deps)
-    result = await through_middleware(tuple(chain), call, context, dispatch)
+    chain = tuple(toolset._middleware)
+    result = await through_middleware(chain, call, context, dispatch)
     return _within(toolset.max_output_chars, result)
 
 
-async def _dispatch(
+def _dispatch(
     toolset: ToolSet,
     agent_id: str,
     call: ToolCall,
     found: Tool[Any, Any] | None,
     deps: Any,
-) -> ToolResult:
-    """The result of the tool `found`, or the error of a call that names no tool."""
+) -> Coroutine[Any, Any, ToolResult]:
+    """The coroutine of the tool `found`, its text truncated when the set says so; or the error of a call that names no tool."""
     if found is None:
-        return _no_tool(toolset, call)
-    result = await found._runner.arun(
+        return _answer(_no_tool(toolset, call))
+    limit = toolset.max_output_chars
+    if limit is None:
+        return found._runner.aexecute(
+            agent_id, call.id, call.args, deps, toolset.error_formatter, toolset._pool
+        )
+    return _truncated(toolset, agent_id, call, found, deps, limit)
+
+
+async def _truncated(
+    toolset: ToolSet,
+    agent_id: str,
+    call: ToolCall,
+    found: Tool[Any, Any],
+    deps: Any,
+    limit: int,
+) -> ToolResult:
+    result = await found._runner.aexecute(
         agent_id, call.id, call.args, deps, toolset.error_formatter, toolset._pool
     )
-    return _within(toolset.max_output_chars, result)
+    return _within(limit, result)
+
+
+async def _answer(result: ToolResult) -> ToolResult:
+    return result
 
 
 def _tool_of(toolset: ToolSet, call: object) -> Tool[Any, Any] | None:
