@@ -19,13 +19,13 @@ so that decoration stays cheap. Every call takes the same three steps:
     finish  what the tool returned → its `ToolResult`: `normalise`, or the
             output check when the return annotation has a schema.
 
-`aexecute` is a call from async code, `execute` from sync code: bind and finish are
-the same functions, and only the call differs (from sync code an async tool
-runs on an event loop of its own). Anything the tool raises is that call's
-error result (`failure`); `KeyboardInterrupt` and the cancellation of the
-awaiting task go on. The host, which the entry points enter around the
-call, travels in a context variable (`_host`), so that it reaches worker
-threads without a parameter more.
+`aexecute` is a call from async code, `execute` from sync code: bind and
+finish are the same functions, and only the call differs (from sync code an
+async tool runs on an event loop of its own). Anything the tool raises is
+that call's error result (`failure`); `KeyboardInterrupt` and the
+cancellation of the awaiting task go on. The host, which the entry points
+enter around the call, travels in a context variable (`_host`), so that it
+reaches worker threads without a parameter more.
 """
 
 from __future__ import annotations

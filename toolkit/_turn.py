@@ -8,8 +8,8 @@ never affects another. A tool marked `sequential` runs alone: the calls
 before it finish first, and the calls after it start after it.
 
 Each call goes through the set's middleware (`_middleware.py`), when it
-has any, then to its tool (`ToolRunner.aexecute`, `_call.py`); a result whose
-text is longer than the set's `max_output_chars` is truncated
+has any, then to its tool (`ToolRunner.aexecute`, `_call.py`); a result
+whose text is longer than the set's `max_output_chars` is truncated
 (`_truncate.py`). The tool is looked up by the set's public `get`.
 `KeyboardInterrupt` and the cancellation of the caller go on: when the
 caller is cancelled, every call of the turn is cancelled and has finished
@@ -51,10 +51,10 @@ async def run(
     batch: list[tuple[ToolCall, Tool[Any, Any] | None]] = []
     for call in calls:
         found = _tool_of(toolset, call)
-        if found is not None and found.sequential:
+        if found is not None and found.sequential:  # alone, after the calls before it
             results.extend(await _together(toolset, agent_id, batch, deps))
+            results.extend(await _together(toolset, agent_id, [(call, found)], deps))
             batch = []
-            results.append(await _started(toolset, agent_id, call, found, deps))
         else:
             batch.append((call, found))
     results.extend(await _together(toolset, agent_id, batch, deps))
@@ -155,12 +155,10 @@ def _started(
 async def _through_middleware(
     toolset: ToolSet, agent_id: str, call: ToolCall, deps: Any
 ) -> ToolResult:
-    async def dispatch(
-        passed: ToolCall,
-    ) -> ToolResult:  # the call a middleware passed on
-        return await _dispatch(
-            toolset, agent_id, passed, _tool_of(toolset, passed), deps
-        )
+    async def dispatch(passed: ToolCall) -> ToolResult:
+        """The tool of the call that the last middleware passed on."""
+        found = _tool_of(toolset, passed)
+        return await _dispatch(toolset, agent_id, passed, found, deps)
 
     context: Context[Any] = Context(agent_id, call.id, call.name, deps)
     chain = tuple(toolset._middleware)
@@ -183,10 +181,10 @@ def _dispatch(
         return found._runner.aexecute(
             agent_id, call.id, call.args, deps, toolset.error_formatter, toolset._pool
         )
-    return _truncated(toolset, agent_id, call, found, deps, limit)
+    return _limited(toolset, agent_id, call, found, deps, limit)
 
 
-async def _truncated(
+async def _limited(
     toolset: ToolSet,
     agent_id: str,
     call: ToolCall,
@@ -194,6 +192,7 @@ async def _truncated(
     deps: Any,
     limit: int,
 ) -> ToolResult:
+    """The result of the tool `found`, its text truncated to `limit` characters."""
     result = await found._runner.aexecute(
         agent_id, call.id, call.args, deps, toolset.error_formatter, toolset._pool
     )
@@ -201,6 +200,7 @@ async def _truncated(
 
 
 async def _answer(result: ToolResult) -> ToolResult:
+    """`result`, as the coroutine that a call's task awaits."""
     return result
 
 
@@ -213,6 +213,7 @@ def _tool_of(toolset: ToolSet, call: object) -> Tool[Any, Any] | None:
 
 
 def _no_tool(toolset: ToolSet, call: object) -> ToolResult:
+    """The error result of an item that is not a call, or of a call that names no tool."""
     if not isinstance(call, ToolCall):
         return ToolResult.error(f"Not a tool call: {type_name(call)}")
     return ToolResult.error(toolset._unknown(call.name))
