@@ -50,9 +50,12 @@ BIG_CALLS: dict[str, tuple[str, dict[str, Any]]] = {
 
 def serve(port: int, on_loop: bool) -> None:
     if on_loop:
-        import toolkit._tool
+        import toolkit._call
 
-        toolkit._tool.is_large = lambda value: False  # type: ignore[attr-defined]
+        def never_large(value: object, budget: int = 0) -> bool:
+            return False
+
+        toolkit._call.is_large = never_large  # type: ignore[attr-defined]  # what the runner asks
     from loop_lag import TOOLS
 
     from toolkit.providers.mcp import serve as serve_mcp

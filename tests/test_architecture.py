@@ -1,16 +1,25 @@
-"""The package's layering: no module imports one that imports it back.
+"""The package's layering: no module imports one that imports it back, and a call crosses few modules.
 
 Imports inside functions count (they run, only later), and so do the
 provider table's imports by name; imports under `TYPE_CHECKING` do not.
+The modules a call crosses are counted with `sys.setprofile`, in every
+thread, never timed.
 """
 
 from __future__ import annotations
 
 import ast
+import asyncio
 import pathlib
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
 
 import toolkit
-from toolkit import providers
+from toolkit import ToolCall, ToolResult, ToolSet, providers, tool
 
 ROOT = pathlib.Path(toolkit.__file__).parent
 
@@ -104,3 +113,65 @@ def test_the_check_sees_a_lazy_import_and_the_table() -> None:
         "toolkit._typing",
         "toolkit._context",
     ]
+
+
+# ------------------------------------------------------------------ one call
+
+
+@tool
+def greet(name: str) -> str:
+    """Greet someone."""
+    return f"Hello, {name}"
+
+
+@tool
+async def agreet(name: str) -> str:
+    """Greet someone, async."""
+    return f"Hello, {name}"
+
+
+def _modules_entered(operation: Callable[[], Any]) -> set[str]:
+    """The toolkit modules whose code runs in the second of two calls of `operation`, in any thread.
+
+    The profile is set for new threads before the first call, so that the
+    worker threads the first call starts report to it too.
+    """
+    root = str(ROOT)
+    entered: set[str] = set()
+    counting = False
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if counting and event == "call":
+            path = frame.f_code.co_filename
+            if path.startswith(root):
+                entered.add(pathlib.Path(path).relative_to(ROOT).as_posix())
+
+    threading.setprofile(profile)
+    try:
+        operation()  # warm: the tool's checks are built, the pool's thread started
+        counting = True
+        sys.setprofile(profile)
+        try:
+            operation()
+        finally:
+            sys.setprofile(None)
+            counting = False
+    finally:
+        threading.setprofile(None)
+    return entered
+
+
+@pytest.mark.parametrize("made", [greet, agreet], ids=["sync", "async"])
+def test_a_warm_run_of_one_call_crosses_at_most_six_modules(made: Any) -> None:
+    tools = ToolSet([made], max_threads=1)  # a pool whose thread starts in the test
+    calls = [ToolCall("c1", made.name, {"name": "Ada"})]
+    loop = asyncio.new_event_loop()
+    results: list[list[ToolResult]] = []
+    try:
+        entered = _modules_entered(
+            lambda: results.append(loop.run_until_complete(tools.run("a", calls)))
+        )
+    finally:
+        loop.close()
+    assert results == [[ToolResult("Hello, Ada")]] * 2
+    assert len(entered) <= 6, sorted(entered)

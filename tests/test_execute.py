@@ -354,6 +354,44 @@ def test_positional_only_parameters() -> None:
     assert run(div, {"a": 7, "b": 2, "exact": True}).text == "3.5"
 
 
+def test_valid_arguments_reach_the_function_as_their_annotated_types() -> None:
+    seen: list[dict[str, tuple[Any, type]]] = []
+
+    @tool
+    def sums(a: int, b: float, c: str) -> str:
+        """Add."""
+        seen.append({"a": (a, type(a)), "b": (b, type(b)), "c": (c, type(c))})
+        return f"{a + b}{c}"
+
+    assert asyncio.run(sums.aexecute("a", "c", {"a": 1, "b": 2.5, "c": "x"})) == (
+        ToolResult("3.5x")
+    )
+    assert run(sums, {"a": 1, "b": 2, "c": "x"}) == ToolResult("3.0x")
+    assert run(sums, {"a": 3.0, "b": 1.5, "c": "x"}) == ToolResult("4.5x")
+    assert seen == [
+        {"a": (1, int), "b": (2.5, float), "c": ("x", str)},
+        {"a": (1, int), "b": (2.0, float), "c": ("x", str)},  # an int for a float
+        {"a": (3, int), "b": (1.5, float), "c": ("x", str)},  # a whole float for an int
+    ]
+
+
+def test_an_async_tool_with_positional_only_parameters() -> None:
+    @tool
+    async def apositional(a: int, /, b: float) -> str:
+        """Take `a` by position.
+
+        Args:
+            a: An int.
+            b: A number.
+        """
+        return f"{a}:{b}"
+
+    assert asyncio.run(apositional.aexecute("a", "c", {"a": 1, "b": 2})) == (
+        ToolResult("1:2.0")
+    )
+    assert run(apositional, {"a": 1, "b": 2}) == ToolResult("1:2.0")
+
+
 def test_context_is_injected_with_deps() -> None:
     @tool
     def whoami(ctx: Context[dict[str, str]], shout: bool = False) -> str:
@@ -587,6 +625,16 @@ def test_async_tool_from_sync_execute_inside_a_running_loop() -> None:
         return run(fetch, {})
 
     assert asyncio.run(main()) == ToolResult("ok")
+
+
+def test_an_awaitable_that_an_async_tool_returns_is_awaited_too() -> None:
+    @tool
+    async def nested(a: int) -> Any:
+        """Return an awaitable."""
+        return asyncio.sleep(0, result=f"got {a}")
+
+    assert run(nested, {"a": 1}) == ToolResult("got 1")
+    assert asyncio.run(nested.aexecute("a", "c", {"a": 2})) == ToolResult("got 2")
 
 
 def test_sync_tool_does_not_block_the_event_loop() -> None:

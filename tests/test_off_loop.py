@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from toolkit import Tool, ToolCall, ToolSet, tool
-from toolkit._execute import Invoker
-from toolkit._plan import is_large
+from toolkit._call import Binder
+from toolkit._running import is_large
 
 
 @tool
@@ -68,13 +68,13 @@ def test_the_size_probe_stops_early_on_cycles_and_depth() -> None:
 def _bind_threads(monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
     """Record the thread that checks each call's arguments."""
     seen: list[threading.Thread] = []
-    original = Invoker.bind
+    original = Binder.bind
 
-    def spy(self: Invoker, *args: Any) -> Any:
+    def spy(self: Binder, *args: Any) -> Any:
         seen.append(threading.current_thread())
         return original(self, *args)
 
-    monkeypatch.setattr(Invoker, "bind", spy)
+    monkeypatch.setattr(Binder, "bind", spy)
     return seen
 
 
@@ -111,14 +111,14 @@ def test_a_concurrent_call_runs_while_big_arguments_are_checked(
 ) -> None:
     """The check of a big call waits for a small call to finish: on the loop thread this would deadlock."""
     small_done = threading.Event()
-    original = Invoker.bind
+    original = Binder.bind
 
-    def slow_bind(self: Invoker, args: Any, *rest: Any) -> Any:
+    def slow_bind(self: Binder, args: Any, *rest: Any) -> Any:
         if is_large(args):
             assert small_done.wait(timeout=30), "the loop was blocked"
         return original(self, args, *rest)
 
-    monkeypatch.setattr(Invoker, "bind", slow_bind)
+    monkeypatch.setattr(Binder, "bind", slow_bind)
     tools = ToolSet([total, add])
 
     async def small() -> Any:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import os
 import subprocess
@@ -628,6 +629,123 @@ def test_sequential_tools_run_alone() -> None:
     assert dict(overlaps)["s"] == []
     assert dict(overlaps)["f3"] == []
     assert dict(overlaps)["f2"] == ["f1"]
+
+
+def test_each_call_of_a_turn_has_its_own_context_variables() -> None:
+    seen: contextvars.ContextVar[str] = contextvars.ContextVar("seen", default="")
+    tools = ToolSet()
+
+    @tools.tool
+    async def mark(tag: str) -> str:
+        """Mark."""
+        before = seen.get()
+        seen.set(tag)
+        await asyncio.sleep(0)
+        return f"{before}>{seen.get()}"
+
+    async def main(count: int) -> tuple[list[str], str]:
+        seen.set("caller")
+        calls = [ToolCall(str(n), "mark", {"tag": f"t{n}"}) for n in range(count)]
+        results = await tools.run("a", calls)
+        return [result.text for result in results], seen.get()
+
+    assert asyncio.run(main(1)) == (["caller>t0"], "caller")
+    assert asyncio.run(main(3)) == (["caller>t0", "caller>t1", "caller>t2"], "caller")
+
+
+def test_a_cancelled_turn_cancels_every_call_and_waits_for_each(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ended: list[str] = []
+    tools = ToolSet()
+
+    @tools.tool
+    async def slow(a: int) -> str:
+        """Wait long."""
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0)  # cleanup that takes a turn of the loop
+            ended.append(f"cancelled {a}")
+            raise
+        return "never"
+
+    calls = [ToolCall(str(a), "slow", {"a": a}) for a in range(5)]
+
+    async def cancelled() -> int:
+        task = asyncio.ensure_future(tools.run("a", calls))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return len(ended)  # every call finished before the caller resumed
+        raise AssertionError("not cancelled")
+
+    assert asyncio.run(asyncio.wait_for(cancelled(), 30)) == 5
+    assert sorted(ended) == [f"cancelled {a}" for a in range(5)]
+    assert caplog.records == []  # the caller's cancellation is no tool failure
+
+
+def _shut_down_before_the_tasks_start(make: Any) -> list[str]:
+    """Start `make()` as the caller's task, stop the loop once it has made its
+    tasks, then cancel every task before any of them has begun, as a loop's
+    shutdown does; the "never awaited" warnings that collecting the
+    leftovers raises."""
+    import gc
+    import warnings
+
+    loop = asyncio.new_event_loop()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            caller = loop.create_task(make())
+            loop.call_soon(loop.stop)
+            loop.run_forever()  # the caller has made its tasks; none has begun
+            waiting = asyncio.all_tasks(loop)
+            assert len(waiting) > 1  # the caller and the tasks it made
+            for task in waiting:
+                task.cancel()
+            try:
+                loop.run_until_complete(caller)
+            except asyncio.CancelledError:
+                pass
+            else:
+                raise AssertionError("not cancelled")
+            del caller, waiting, task
+            gc.collect()
+    finally:
+        loop.close()
+    return [
+        str(item.message) for item in caught if "never awaited" in str(item.message)
+    ]
+
+
+def test_a_turn_cancelled_before_its_calls_begin_leaves_no_coroutine_unawaited() -> (
+    None
+):
+    @tool
+    async def asum(a: int, b: float) -> str:
+        """Add, async."""
+        return str(a + b)
+
+    calls = [
+        ToolCall("1", "asum", {"a": 1, "b": 2.0}),
+        ToolCall("2", "nothing", {}),  # a name of no tool
+        ToolCall("3", "asum", {"a": "x"}),  # invalid arguments
+    ]
+    guarded = ToolSet([asum])
+
+    @guarded.use
+    async def passing(call: ToolCall, context: Context[Any], call_next: Any) -> Any:
+        return await call_next(call)
+
+    for tools in (ToolSet([asum]), ToolSet([asum], max_output_chars=100), guarded):
+
+        def make(tools: ToolSet = tools) -> Any:
+            return tools.run("a", calls)
+
+        assert _shut_down_before_the_tasks_start(make) == []
 
 
 def test_max_output_chars_truncates_and_keeps_the_full_value() -> None:

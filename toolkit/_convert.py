@@ -8,7 +8,8 @@ first member, in declaration order, whose shape the value has.
 `null_stripper` serves OpenAI's strict mode, which makes every optional
 property required but nullable: an explicit `null` for a parameter or field
 that cannot be None in Python, but may be left out, is removed before
-validation so that the Python default applies.
+validation so that the Python default applies. `schema_null_stripper` does
+the same for a `Tool.new` schema, which has no Python types.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from . import _nodes as nodes
 from ._fit import matches
 from ._json import json_equal
 from ._scalars import scalar
+from ._types import JsonSchema
 
-__all__ = ["Converter", "Converters", "null_stripper"]
+__all__ = ["Converter", "Converters", "null_stripper", "schema_null_stripper"]
 
 Converter = Callable[[Any], Any]
 
@@ -196,6 +198,38 @@ def null_stripper(
 ) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
     """Drop `null` for fields that may be left out but cannot be None (OpenAI strict mode)."""
     return _Strippers().for_fields(fields)
+
+
+def schema_null_stripper(
+    parameters: JsonSchema,
+) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    """For a `Tool.new` schema: drop `null` for optional properties that do not accept it.
+
+    A strict export makes every optional property nullable; `null` then
+    means "not given".
+    """
+    from ._checker import compile_check
+
+    required = set(parameters.get("required", ()))
+    defs = {"$defs": parameters["$defs"]} if "$defs" in parameters else {}
+    droppable = []
+    for name, schema in parameters.get("properties", {}).items():
+        check = compile_check({**schema, **defs}) if isinstance(schema, dict) else None
+        if name not in required and check is not None and not check(None):
+            droppable.append(name)
+    if not droppable:
+        return None
+
+    def strip(args: dict[str, Any]) -> dict[str, Any]:
+        if any(args.get(name, 0) is None for name in droppable):
+            return {
+                key: value
+                for key, value in args.items()
+                if not (value is None and key in droppable)
+            }
+        return args
+
+    return strip
 
 
 class _Strippers:

@@ -17,9 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Final
 
+from ._log import log_failure
 from ._nodes import MISSING
+from ._results import Refused, ToolResult, error_text
 
-__all__ = ["ANNOTATED", "Default", "fresh", "read_default"]
+__all__ = ["ANNOTATED", "Default", "default_for_call", "fresh", "read_default"]
 
 _IMMUTABLE: Final = (str, int, float, bool, type(None), bytes, frozenset)
 ANNOTATED: Final = type(Annotated[int, ""])
@@ -118,6 +120,25 @@ def fresh(value: Any) -> Any:
         Exception
     ):  # an object that cannot be copied is shared, as Python shares defaults
         return value
+
+
+def default_for_call(
+    tool: str, name: str, value: Any, factory: Callable[[], Any] | None
+) -> Any:
+    """The default of an argument left out of a call, which the function does not have itself.
+
+    Raises:
+        Refused: Its `default_factory` raised; the result says so to the model.
+    """
+    try:
+        return factory() if factory is not None else fresh(value)
+    except Exception as error:
+        log_failure("The default of %r failed", name, error=error)
+        raise Refused(
+            ToolResult.error(
+                f'The default of "{name}" for tool "{tool}" could not be made: {error_text(error)}'
+            )
+        ) from None
 
 
 class _Factory:

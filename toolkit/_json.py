@@ -139,8 +139,21 @@ def _special(value: Any) -> Any:
 
 
 def encode(data: Any) -> str:
-    """Compact JSON text of data that `to_jsonable` made (nothing left to convert)."""
+    """Compact JSON text of data that `to_jsonable` made (nothing left to convert).
+
+    An int, `True`, `False` and None are written as the `json` module writes
+    them (`int.__repr__`, `true`, `false`, `null`), without building its
+    encoder's state for one token.
+    """
+    kind = type(data)
+    if kind is int:
+        return int.__repr__(data)
+    if kind is bool or data is None:
+        return _LITERALS[data]
     return _encoder().encode(data)  # type: ignore[no-any-return]
+
+
+_LITERALS: Final = {True: "true", False: "false", None: "null"}
 
 
 def _key(key: Any) -> str:

@@ -33,8 +33,8 @@ class OutputCheck:
         self.name = name
         self.schema = schema
         self.shown = shown
-        self._check: Check | None = compile_check(schema)
         self._validator: Any = None  # jsonschema's, built when first needed
+        self._valid: Check = compile_check(schema) or self._valid_by_jsonschema
 
     def result(self, value: Any) -> ToolResult:
         """The `ToolResult` for `value`, with `structured` valid against the schema, or an error.
@@ -42,17 +42,6 @@ class OutputCheck:
         Never raises (but for `KeyboardInterrupt`): a value whose own code
         fails while it is read is an error result, as `normalise` makes it.
         """
-        kind = type(value)
-        if (
-            kind is int or kind is str or kind is bool or value is None
-        ) and self._valid(value):  # a scalar is its own JSON data: nothing to convert
-            return ToolResult(
-                value if kind is str else _scalar_text(value), structured=value
-            )
-        return self.shaped(value)
-
-    def shaped(self, value: Any) -> ToolResult:
-        """`result` the long way, for every value (the reference of its scalar path)."""
         outcome = normalise(value, self.name)
         if outcome.is_error or (outcome.content and outcome.structured is None):
             return outcome  # content parts (an image, ...) are not a structured value
@@ -86,9 +75,8 @@ class OutputCheck:
             problem = f"it could not be checked ({type_name(error)})"
         return self._mismatch(value, problem)
 
-    def _valid(self, data: Any) -> bool:
-        if self._check is not None:
-            return self._check(data)
+    def _valid_by_jsonschema(self, data: Any) -> bool:
+        """The check of a schema that does not compile."""
         return bool(self._jsonschema().is_valid(data))
 
     def _jsonschema(self) -> Any:
@@ -109,12 +97,3 @@ class OutputCheck:
             f'Tool "{self.name}" returned a value of type {kind} that does not match '
             f"its return annotation {self.shown}: {problem}"
         )
-
-
-def _scalar_text(value: int | bool | None) -> str:
-    """The JSON text of an int, a bool or None, as `json.dumps` writes it."""
-    if value is None:
-        return "null"
-    if value is True or value is False:
-        return "true" if value else "false"
-    return int.__repr__(value)

@@ -2,15 +2,21 @@
 
 A sync function called from async code runs in a thread of a `ThreadPool`
 (the caller's context variables go with it), so the event loop never
-blocks. The pool is toolkit's own rather than asyncio's default executor:
-its size is known and configurable, and its threads are daemons, so a
-thread left running never holds up `asyncio.run` or the interpreter's exit.
+blocks; so does the check of big arguments (`is_large`). The pool is
+toolkit's own rather than asyncio's default executor or a
+`concurrent.futures.ThreadPoolExecutor`, for what a tool that times out
+needs: its threads are daemons, so a thread left running never holds up
+`asyncio.run` (which waits for the default executor's threads) or the
+interpreter's exit (which joins an executor's threads); a call whose caller
+stopped waiting before it started never starts; the tool can ask whether
+its caller still waits (`Context.cancelled`); the threads such calls hold
+are counted against the pool's size; and a forked child starts with
+empty pools.
 
 A timeout ends the *wait*. An async tool is cancelled; a thread cannot be
 killed in Python, so a sync tool that times out keeps running in its thread
 until it returns, and its result is dropped. That thread still counts
-against the pool's size (the log says so when such threads fill the pool);
-a call whose caller stopped waiting before it started never starts.
+against the pool's size (the log says so when such threads fill the pool).
 
 Whatever a tool raises reaches its caller as that call's outcome. Some
 exceptions cannot travel as themselves: asyncio cannot set `StopIteration`
@@ -27,27 +33,27 @@ import queue
 import sys
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Final, TypeGuard, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, TypeGuard
 
+from ._exceptions import ToolDefinitionError
 from ._log import log_warning
 
 __all__ = [
-    "AWAITS_INLINE",
     "DEFAULT_MAX_THREADS",
-    "Fan",
     "Raised",
     "ThreadPool",
     "TimedOut",
     "abandoned_here",
     "await_tool",
     "block_on",
+    "bounded_pool",
     "call_in_thread",
     "caller_cancelled",
     "default_pool",
-    "fan_out",
     "in_thread",
     "is_awaitable",
+    "is_large",
     "is_seconds",
     "thread_waiting_here",
 ]
@@ -56,13 +62,11 @@ DEFAULT_MAX_THREADS: Final = 64
 """Threads of the pool shared by every `ToolSet` without `max_threads` (and by lone tools)."""
 
 _IDLE_SECONDS: Final = 30.0  # a worker thread with nothing to do for this long ends
-_TASKS_COUNT_CANCELLING: Final = sys.version_info >= (3, 11)  # Task.cancelling()
-
-AWAITS_INLINE: Final = _TASKS_COUNT_CANCELLING
-"""Whether a tool's awaitable without a timeout may be awaited right in the caller's task."""
+_TASKS_COUNT_CANCELLING: Final = sys.version_info >= (3, 11)
+"""`Task.cancelling()` tells the caller's cancellation from a tool's own `CancelledError`,
+so a tool's awaitable without a timeout can be awaited right in the caller's task."""
 
 _PENDING, _RUNNING, _DONE, _SKIPPED = range(4)
-T = TypeVar("T")
 
 
 class TimedOut(Exception):  # an outcome, not a failure of toolkit
@@ -290,6 +294,22 @@ _default: ThreadPool | None = None
 _default_lock = threading.Lock()
 
 
+def bounded_pool(max_threads: object) -> ThreadPool:
+    """A new pool of at most `max_threads` threads (`ToolSet(max_threads=...)`).
+
+    Raises:
+        ToolDefinitionError: `max_threads` is not a whole number of at least 1.
+    """
+    if (
+        not isinstance(max_threads, int)
+        or isinstance(max_threads, bool)
+        or max_threads < 1
+    ):
+        msg = f"max_threads={max_threads!r}: give the number of threads for sync tools, at least 1"
+        raise ToolDefinitionError(msg)
+    return ThreadPool(max_threads)
+
+
 def default_pool() -> ThreadPool:
     """The pool shared by tools that are not run through a `ToolSet` with its own."""
     global _default  # made on first use
@@ -397,14 +417,24 @@ def _wake(future: Any) -> None:
 async def await_tool(awaitable: Awaitable[Any], timeout: float | None) -> Any:
     """Await what a tool returned; raise `TimedOut` after `timeout` seconds.
 
-    Where the task can tell its own cancellation apart (`Task.cancelling`,
-    Python 3.11+) and there is no timeout, the awaitable runs right here;
-    `caller_cancelled` then tells a `CancelledError` of the caller from one
-    the tool raised. Otherwise it runs in a task of its own, and whatever it
-    raises comes back wrapped in `Raised`.
+    An awaitable that it gives in turn (an async tool may return one) is
+    awaited too, with the same timeout. Where the task can tell its own
+    cancellation apart (`Task.cancelling`, Python 3.11+) and there is no
+    timeout, the awaitable runs right here; `caller_cancelled` then tells a
+    `CancelledError` of the caller from one the tool raised. Otherwise it
+    runs in a task of its own, and whatever it raises comes back wrapped in
+    `Raised`.
     """
-    if timeout is None and AWAITS_INLINE:
-        return await awaitable
+    if timeout is None and _TASKS_COUNT_CANCELLING:
+        value = await awaitable
+    else:
+        value = await _in_task(awaitable, timeout)
+    if is_awaitable(value):
+        return await await_tool(value, timeout)
+    return value
+
+
+async def _in_task(awaitable: Awaitable[Any], timeout: float | None) -> Any:
     import asyncio
 
     task = asyncio.ensure_future(_captured(awaitable))
@@ -432,99 +462,6 @@ async def _captured(awaitable: Awaitable[Any]) -> tuple[Any, BaseException | Non
         return await awaitable, None
     except BaseException as error:  # carried back to the awaiting call
         return None, error
-
-
-class Fan:
-    """The values of calls run concurrently, each stored by the task that made it.
-
-    What `asyncio.gather` does with coroutines, with less work per call:
-    each task stores its value itself (`put`) and the last one wakes the
-    caller, where gather adds a done callback to each task and runs it
-    through the loop. A task made from a coroutine of the caller's goes
-    through `into`; a call that knows of the fan stores its own value, so
-    that it is one coroutine, not two. The first exception a task hands to
-    `fail` is raised to the caller, as gather does, and the others keep
-    running.
-
-    Args:
-        count: How many values to wait for.
-    """
-
-    __slots__ = ("finished", "left", "values")
-
-    def __init__(self, count: int) -> None:
-        import asyncio
-
-        self.values: list[Any] = [None] * count
-        self.left = count
-        self.finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def put(self, index: int, value: Any) -> None:
-        """The value of call `index`; the last one wakes the caller."""
-        self.values[index] = value
-        self.left -= 1
-        if not self.left and not self.finished.done():
-            self.finished.set_result(None)
-
-    def fail(self, error: BaseException) -> None:
-        """A call raised `error`: the first such is raised to the caller."""
-        if not self.finished.done():
-            self.finished.set_exception(error)
-
-    async def into(self, index: int, coroutine: Coroutine[Any, Any, Any]) -> None:
-        """Await `coroutine` and store its value as call `index`'s."""
-        try:
-            value = await coroutine
-        except BaseException as error:  # raised to the caller, as gather does
-            self.fail(error)
-            return
-        self.put(index, value)
-
-    async def run(
-        self,
-        calls: list[Coroutine[Any, Any, None]],
-        inner: list[Coroutine[Any, Any, Any]],
-    ) -> list[Any]:
-        """Run each of `calls` (each stores its value here) in a task of its own; the values, in order.
-
-        When the caller is cancelled, every task is cancelled and has
-        finished before the cancellation goes on, as with gather; `inner`
-        are the coroutines that `into` awaits, closed in case their task was
-        cancelled before it began (else each warns that it was never awaited).
-        """
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        tasks = [loop.create_task(call) for call in calls]
-        if not tasks:
-            return []
-        finished = self.finished
-        try:
-            await finished
-        except asyncio.CancelledError:
-            if not finished.cancelled():  # a task was cancelled, not the caller
-                raise
-            for task in tasks:
-                task.cancel()
-            await asyncio.wait(tasks)
-            for coroutine in inner:  # one whose task was cancelled before it began
-                coroutine.close()
-            raise
-        return self.values
-
-
-async def fan_out(coroutines: list[Coroutine[Any, Any, T]]) -> list[T]:
-    """Run coroutines concurrently, each in a task of its own; their values, in order.
-
-    What `asyncio.gather` does with coroutines (see `Fan`). Made for
-    coroutines that never raise for a call's fault (the calls of a
-    `ToolSet`): the first exception one raises is raised here, as gather
-    does, and the others keep running. When the caller is cancelled, every
-    task is cancelled and has finished before the cancellation goes on.
-    """
-    fan = Fan(len(coroutines))
-    calls = [fan.into(index, item) for index, item in enumerate(coroutines)]
-    return await fan.run(calls, coroutines)
 
 
 def caller_cancelled(error: BaseException) -> bool:
@@ -593,3 +530,53 @@ def _in_helper_thread(thunk: Callable[[], Any]) -> Any:
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+# ------------------------------------------------------------------ the size of arguments
+
+_LARGE: Final = 20_000
+"""Work units (container items; four characters of text, as a JSON-encoded
+string sent for a list may be decoded) above which checking a value can hold
+a thread for a millisecond or more."""
+_SMALL_SCALARS: Final = frozenset({int, float, bool, type(None)})
+
+
+def is_large(value: Any, budget: int = _LARGE) -> bool:
+    """Whether checking `value` would noticeably hold up an event loop: then it is checked in a thread.
+
+    The walk stops as soon as the budget is spent, so it costs at most
+    `budget` steps whatever the value's size, depth or cycles.
+    """
+    if type(value) is dict and len(value) < 64:  # a few scalars and short strings
+        for item in value.values():
+            kind = type(item)
+            if kind is str:
+                if len(item) > 4096:
+                    break
+            elif kind not in _SMALL_SCALARS:
+                break
+        else:
+            return False
+    try:
+        return _over_budget(value, budget)
+    except Exception:  # a Python caller's container whose own code raises
+        return True  # checked off the loop, where its error becomes the call's result
+
+
+def _over_budget(value: Any, budget: int) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) in _SMALL_SCALARS:
+            budget -= 1
+        elif isinstance(item, (str, bytes, bytearray)):
+            budget -= 1 + len(item) // 4
+        elif isinstance(item, (dict, list, tuple, set, frozenset)):
+            budget -= 1 + len(item)
+            if budget >= 0:
+                pending.extend(item.items() if isinstance(item, dict) else item)
+        else:
+            budget -= 1
+        if budget < 0:
+            return True
+    return False

@@ -25,11 +25,11 @@ from typing import (
     overload,
 )
 
+from ._call import ToolRunner
 from ._exceptions import ToolDefinitionError
 from ._frozen import freeze
 from ._host import hosted
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
-from ._plan import FunctionPlan, Plan, RawPlan
 from ._record import Record
 from ._results import ToolResult, Widget
 from ._running import is_seconds
@@ -176,7 +176,7 @@ class Tool(Generic[P, R]):
     idempotent: bool | None = None
     open_world: bool | None = None
     remote_name: str | None = None
-    _plan: Plan
+    _runner: ToolRunner
     _views: dict[str, Any]
 
     def __init__(
@@ -194,7 +194,7 @@ class Tool(Generic[P, R]):
         state["parameters"] = parameters
         state["timeout"] = _check_timeout(self.timeout, name)
         state["_views"] = {}  # the views providers keep with it (`_views.kept_view`)
-        self._use(RawPlan(self, execute_fn))
+        self._use(ToolRunner(self, execute_fn=execute_fn))
 
     @classmethod
     def new(
@@ -246,14 +246,14 @@ class Tool(Generic[P, R]):
             if name in _VIEWED and "_views" in self.__dict__:
                 self.__dict__["_views"] = {}
 
-    def _use(self, plan: Plan) -> None:
-        """Run calls by `plan` (how a call runs; `execute_fn` is the plan's)."""
+    def _use(self, runner: ToolRunner) -> None:
+        """Run calls with `runner` (how a call runs; `execute_fn` is the runner's)."""
         # Neither is a view's source: no views to forget, no `__setattr__`.
-        self.__dict__.update(_plan=plan, execute_fn=plan.execute_fn)
+        self.__dict__.update(_runner=runner, execute_fn=runner.execute_fn)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the underlying function unchanged."""
-        function = self._plan.function
+        function = self._runner.function
         if function is None:
             msg = f"Tool {self.name!r} was made with Tool.new and has no function to call; use execute()"
             raise TypeError(msg)
@@ -271,7 +271,7 @@ class Tool(Generic[P, R]):
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:
         """Bind a method tool to an instance, dropping `self`."""
-        if not self._plan.is_method or instance is None:
+        if not self._runner.is_method or instance is None:
             return self
         return _bound_to(self, instance, owner)
 
@@ -289,7 +289,7 @@ class Tool(Generic[P, R]):
         """
         clone = self._copy()
         clone.name = check_name(name, function=getattr(self, "__qualname__", None))
-        clone._use(self._plan.for_tool(clone))
+        clone._use(self._runner.for_tool(clone))
         return clone
 
     # ---------------------------------------------------------- execution
@@ -304,7 +304,7 @@ class Tool(Generic[P, R]):
             None when they are valid, else an error `ToolResult` listing every
             problem with its path, ready to return from an `execute_fn`.
         """
-        return self._plan.invoker().validate(args)
+        return self._runner.binder().validate(args)
 
     def execute(
         self,
@@ -336,7 +336,7 @@ class Tool(Generic[P, R]):
         if host is not None:
             with hosted(host, on_loop=False):
                 return self.execute(agent_id, call_id, args, deps=deps)
-        return self._plan.execute(agent_id, call_id, args, deps, None)
+        return self._runner.execute(agent_id, call_id, args, deps, None)
 
     async def aexecute(
         self,
@@ -359,7 +359,7 @@ class Tool(Generic[P, R]):
         if host is not None:
             with hosted(host, on_loop=True):
                 return await self.aexecute(agent_id, call_id, args, deps=deps)
-        return await self._plan.aexecute(agent_id, call_id, args, deps, None)
+        return await self._runner.aexecute(agent_id, call_id, args, deps, None)
 
     def to_ai_tool(self) -> AITool:
         """The model-facing view: name, description, parameters (no `execute_fn`).
@@ -382,18 +382,18 @@ class ClassLevelTool(Tool[P, R]):
 
     def __get__(self, instance: object, owner: type | None = None) -> Self:
         """Bind a classmethod tool to its class; a staticmethod tool is returned as is."""
-        if not self._plan.is_method:
+        if not self._runner.is_method:
             return self
         return _bound_to(self, owner if owner is not None else type(instance), owner)
 
 
-def _bound_to(tool: T, target: object, owner: type | None) -> T:
-    """A copy of a method tool whose calls go to its function bound to `target`.
+def _bound_to(tool: T, instance: object, owner: type | None) -> T:
+    """A copy of a method tool whose calls go to its function bound to `instance`.
 
     `Tool.__get__` binds to an instance, `ClassLevelTool.__get__` to a class.
     """
     bound = tool._copy()
-    bound._use(tool._plan.bound_to(bound, target, owner))
+    bound._use(tool._runner.bound_to(bound, instance, owner))
     return bound
 
 
@@ -554,7 +554,7 @@ def _from_function(
     docstring_style: DocstringStyle | None = None,
     **options: Unpack[ToolOptions],
 ) -> Tool[Any, Any]:
-    """A tool of `kind` made from `target`: its signature and docstring read, its plan a `FunctionPlan`."""
+    """A tool of `kind` made from `target`: its signature and docstring read, its runner calling the function."""
     qualname = target.qualname
     tool_name = check_name(name if name is not None else target.name, function=qualname)
     definition = _definition()
@@ -574,7 +574,13 @@ def _from_function(
         msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
         raise ToolDefinitionError(msg, function=qualname)
     made._use(
-        FunctionPlan(made, func, info, is_method=target.is_method, is_async=is_async)
+        ToolRunner(
+            made,
+            function=func,
+            info=info,
+            is_method=target.is_method,
+            is_async=is_async,
+        )
     )
     _wrap(made, target)
     return made

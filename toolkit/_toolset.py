@@ -8,17 +8,18 @@ its tools in a `Registry` of its own or, when it was made by composition
 sets it was made from, again on the first read after one of them changed,
 an MCP server's tool list say (`_composition.py`). Exports are cached per
 (format, options) until the set's tools change (`_exports.py`).
-`run` executes one turn of calls concurrently, one result per call, in call
-order, whatever any call does.
+Its calls (`run`, `execute`, `aexecute`) are `_turn.py`'s, its middleware
+`_middleware.py`'s.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
+from . import _turn
 from ._composition import (
     Combined,
     Composed,
@@ -29,26 +30,13 @@ from ._composition import (
     bad_prefix,
     duplicate,
 )
-from ._content import with_text
-from ._context import Context
 from ._exceptions import NotAToolError, ToolDefinitionError
 from ._exports import ExportCache
-from ._host import current_scope, hosted
 from ._json import type_name
-from ._log import log_failure
+from ._middleware import Middleware, check_middleware
 from ._options import DecoratorOptions
-from ._results import ToolCall, ToolResult, Widget, checked_result, error_text
-from ._running import (
-    DEFAULT_MAX_THREADS,
-    Fan,
-    Raised,
-    ThreadPool,
-    await_tool,
-    block_on,
-    caller_cancelled,
-    fan_out,
-    is_awaitable,
-)
+from ._results import ToolCall, ToolResult, Widget
+from ._running import DEFAULT_MAX_THREADS, bounded_pool
 from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, tool, valid_name
 
 if TYPE_CHECKING:
@@ -58,10 +46,6 @@ __all__ = ["Middleware", "ToolSet"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-CallNext = Callable[[ToolCall], Awaitable[ToolResult]]
-Middleware = Callable[[ToolCall, Context[Any], CallNext], Awaitable[ToolResult]]
-"""`async def middleware(call, context, call_next) -> ToolResult`."""
 
 
 _STATES: Final = itertools.count()
@@ -193,7 +177,7 @@ class ToolSet:
         self._middleware: list[Middleware] = []
         self.max_output_chars = max_output_chars
         self.error_formatter = error_formatter
-        self._pool = None if max_threads is None else _pool(max_threads)
+        self._pool = None if max_threads is None else bounded_pool(max_threads)
         if type(self).add is ToolSet.add:  # add's checks, in order, at once
             self._holder: Registry | Composed = Registry(_unique(tools))
         else:  # a subclass's add sees every tool
@@ -417,7 +401,7 @@ class ToolSet:
                 seen.setdefault(item.widget.id, item.widget)
         return list(seen.values())
 
-    # ------------------------------------------------------------ execution
+    # ------------------------------------------------------------ calls (`_turn.py`)
 
     @property
     def max_threads(self) -> int:
@@ -437,7 +421,7 @@ class ToolSet:
             ToolDefinitionError: `middleware` cannot be called with the three
                 arguments `(call, context, call_next)`.
         """
-        _check_middleware(middleware)
+        check_middleware(middleware)
         with self._lock:
             self._middleware.append(middleware)
         return middleware
@@ -457,30 +441,7 @@ class ToolSet:
         `host` is what the tool's `Context` reaches for progress, log records,
         sampling and questions: any object with some of the `Host` methods.
         """
-        if host is not None:
-            with hosted(host, on_loop=False):
-                return self.execute(agent_id, call_id, name, args, deps=deps)
-        if self._middleware:
-            scope = current_scope()  # handed on with the loop that block_on makes
-            result: ToolResult = block_on(
-                lambda: self.aexecute(
-                    agent_id,
-                    call_id,
-                    name,
-                    args,
-                    deps=deps,
-                    host=scope.host if scope is not None else None,
-                )
-            )
-            return result
-        found = self._tools.get(name) if type(name) is str else None
-        if found is None:
-            return ToolResult.error(self._unknown(name))
-        return self._finish(
-            found._plan.execute(
-                agent_id, call_id, args, deps, self.error_formatter, self._pool
-            )
-        )
+        return _turn.execute(self, agent_id, call_id, name, args, deps=deps, host=host)
 
     async def aexecute(
         self,
@@ -493,10 +454,9 @@ class ToolSet:
         host: object = None,
     ) -> ToolResult:
         """Run one call by tool name, from async code (`host` as for `execute`)."""
-        if host is not None:
-            with hosted(host, on_loop=True):
-                return await self.aexecute(agent_id, call_id, name, args, deps=deps)
-        return await self._run_call(agent_id, ToolCall(call_id, name, args), deps)
+        return await _turn.aexecute(
+            self, agent_id, call_id, name, args, deps=deps, host=host
+        )
 
     async def run(
         self,
@@ -514,118 +474,7 @@ class ToolSet:
         `Context` reaches (see `execute`); each call's `Context` has its own
         `call_id`, so the host tells the calls apart.
         """
-        if host is not None:
-            with hosted(host, on_loop=True):
-                return await self.run(agent_id, calls, deps=deps)
-        batch: list[tuple[ToolCall, Tool[Any, Any] | None]] = []
-        results: list[ToolResult] = []
-        for call in calls:
-            found = self._lookup(call)
-            if found is not None and found.sequential:
-                results.extend(await self._gather(agent_id, batch, deps))
-                batch = []
-                results.append(await self._run_call(agent_id, call, deps))
-            else:
-                batch.append((call, found))
-        results.extend(await self._gather(agent_id, batch, deps))
-        return results
-
-    async def _gather(
-        self,
-        agent_id: str,
-        calls: list[tuple[ToolCall, Tool[Any, Any] | None]],
-        deps: Any,
-    ) -> list[ToolResult]:
-        """Run `calls` (each with the tool it names, looked up once) concurrently."""
-        if not calls:
-            return []
-        if self._middleware or self.max_output_chars is not None:
-            started = [self._run_call(agent_id, call, deps) for call, _ in calls]
-            if len(started) == 1:
-                return [await started[0]]
-            return await fan_out(started)
-        if len(calls) == 1:
-            call, found = calls[0]
-            return [await self._start(agent_id, call, found, deps)]
-        # Straight to each tool: one coroutine per call, which stores its result.
-        formatter, pool = self.error_formatter, self._pool
-        fan = Fan(len(calls))
-        inner: list[Coroutine[Any, Any, ToolResult]] = []
-        tasks: list[Coroutine[Any, Any, None]] = []
-        for index, (call, found) in enumerate(calls):
-            if found is not None:
-                tasks.append(
-                    found._plan.aexecute_into(
-                        fan, index, agent_id, call.id, call.args, deps, formatter, pool
-                    )
-                )
-            else:
-                answer = self._start(agent_id, call, None, deps)
-                inner.append(answer)
-                tasks.append(fan.into(index, answer))
-        results: list[ToolResult] = await fan.run(tasks, inner)
-        return results
-
-    def _lookup(self, call: object) -> Tool[Any, Any] | None:
-        """The tool `call` names, or None (not a call, or a name of no tool)."""
-        if not isinstance(call, ToolCall):
-            return None
-        name = call.name
-        return self._tools.get(name) if type(name) is str else None
-
-    def _start(
-        self, agent_id: str, call: ToolCall, found: Tool[Any, Any] | None, deps: Any
-    ) -> Coroutine[Any, Any, ToolResult]:
-        """The coroutine of `found`, the tool `call` names (looked up by the caller), or one that answers with the error."""
-        if found is not None:
-            return found._plan.aexecute(
-                agent_id, call.id, call.args, deps, self.error_formatter, self._pool
-            )
-        if not isinstance(call, ToolCall):
-            return _answer(ToolResult.error(f"Not a tool call: {type_name(call)}"))
-        return _answer(ToolResult.error(self._unknown(call.name)))
-
-    async def _run_call(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
-        """One call through the middleware (when there is any), then the tool."""
-        if self._middleware and isinstance(call, ToolCall):
-            context: Context[Any] = Context(agent_id, call.id, call.name, deps)
-            return self._finish(
-                await self._through_middleware(0, call, context, agent_id, deps)
-            )
-        return await self._dispatch(agent_id, call, deps)
-
-    async def _dispatch(self, agent_id: str, call: ToolCall, deps: Any) -> ToolResult:
-        return self._finish(await self._start(agent_id, call, self._lookup(call), deps))
-
-    async def _through_middleware(
-        self,
-        index: int,
-        call: ToolCall,
-        context: Context[Any],
-        agent_id: str,
-        deps: Any,
-    ) -> ToolResult:
-        if index == len(self._middleware):
-            return await self._dispatch(agent_id, call, deps)
-        middleware = self._middleware[index]
-        label = _name_of(middleware)
-
-        async def call_next(*args: Any, **kwargs: Any) -> ToolResult:
-            next_call = _the_call(args, kwargs, label)
-            return await self._through_middleware(
-                index + 1, next_call, context, agent_id, deps
-            )
-
-        call_next.__qualname__ = call_next.__name__  # what a TypeError would show
-        try:
-            result = middleware(call, context, call_next)
-            if is_awaitable(result):
-                result = await await_tool(result, None)
-            return checked_result(result, f'Middleware "{label}"')
-        except (
-            BaseException
-        ) as error:  # whatever the middleware raised: this call's result
-            return _middleware_failure(error, label, call)
+        return await _turn.run(self, agent_id, calls, deps=deps, host=host)
 
     def _unknown(self, name: object) -> str:
         names = self.names
@@ -636,87 +485,3 @@ class ToolSet:
 
         close = difflib.get_close_matches(shown, names, n=1, cutoff=0.6)
         return f'{message} Did you mean "{close[0]}"?' if close else message
-
-    def _finish(self, result: ToolResult) -> ToolResult:
-        limit = self.max_output_chars
-        if limit is None or len(result.text) <= limit:
-            return result
-        return _truncated(result, limit)
-
-
-async def _answer(result: ToolResult) -> ToolResult:
-    return result
-
-
-def _pool(max_threads: object) -> ThreadPool:
-    if (
-        not isinstance(max_threads, int)
-        or isinstance(max_threads, bool)
-        or max_threads < 1
-    ):
-        msg = f"max_threads={max_threads!r}: give the number of threads for sync tools, at least 1"
-        raise ToolDefinitionError(msg)
-    return ThreadPool(max_threads)
-
-
-def _name_of(middleware: Any) -> str:
-    """The middleware's function name, for messages (its class name for other callables)."""
-    name = getattr(middleware, "__name__", None)
-    if type(name) is str:
-        return name
-    return getattr(middleware, "__qualname__", None) or type_name(middleware)
-
-
-def _check_middleware(middleware: Any) -> None:
-    """Refuse a middleware that cannot be called as `m(call, context, call_next)`."""
-    label = _name_of(middleware) if callable(middleware) else repr(middleware)
-    fix = f"Write it as `async def {label if label.isidentifier() else 'middleware'}(call, context, call_next) -> ToolResult`, calling `await call_next(call)` to go on"
-    if not callable(middleware):
-        msg = f"Middleware {label} is not callable. {fix}"
-        raise ToolDefinitionError(msg)
-    import inspect
-
-    try:
-        signature = inspect.signature(middleware)
-    except (TypeError, ValueError):  # a builtin or C callable: it says at call time
-        return
-    try:
-        signature.bind(None, None, None)
-    except TypeError as error:
-        msg = f"Middleware {label} cannot be called with (call, context, call_next): {error}. {fix}"
-        raise ToolDefinitionError(msg) from None
-
-
-def _the_call(args: tuple[Any, ...], kwargs: dict[str, Any], label: str) -> ToolCall:
-    """The one `ToolCall` that a middleware passes to `call_next`."""
-    if len(args) == 1 and not kwargs and isinstance(args[0], ToolCall):
-        return args[0]
-    if not args and len(kwargs) == 1 and isinstance(kwargs.get("call"), ToolCall):
-        return kwargs["call"]  # type: ignore[no-any-return]
-    given = ", ".join(
-        [type_name(arg) for arg in args] + [f"{key}=..." for key in kwargs]
-    )
-    msg = f'call_next takes the ToolCall, as in `await call_next(call)`; middleware "{label}" gave ({given})'
-    raise TypeError(msg)
-
-
-def _middleware_failure(error: BaseException, label: str, call: ToolCall) -> ToolResult:
-    """A middleware that raised → the call's error result; the interrupt and the caller's cancellation go on."""
-    if isinstance(error, Raised):
-        error = error.error
-    elif caller_cancelled(error):
-        raise error
-    if isinstance(error, KeyboardInterrupt):
-        raise error
-    log_failure("Middleware %r failed on tool %r", label, call.name, error=error)
-    return ToolResult.error(error_text(error))
-
-
-def _truncated(result: ToolResult, limit: int) -> ToolResult:
-    text = result.text
-    from ._truncate import shorten
-
-    short = shorten(text, limit)
-    structured = result.structured if result.structured is not None else text
-    content = with_text(result.content, short) if result.content else ()
-    return ToolResult(short, result.is_error, result.ui, structured, content)

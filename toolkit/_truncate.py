@@ -5,16 +5,30 @@ is near, with a notice between them that says how much was cut. An error about
 invalid arguments always keeps its first two lines whole (which tool, and the
 first problem with its path), since they say what to fix; those two lines are
 bounded in length, so the text exceeds the limit only when the limit is
-shorter than them.
+shorter than them. Only the text is shortened: a result keeps its value in
+`structured` (the whole text, when it had none), so nothing is lost to a
+program that reads it.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["shorten"]
+from ._content import with_text
+from ._results import ToolResult
+
+__all__ = ["shorten", "truncated"]
 
 _INVALID: Final = "Invalid arguments for tool "
+
+
+def truncated(result: ToolResult, limit: int) -> ToolResult:
+    """`result` with its text (and its text parts) shortened to `limit` characters."""
+    text = result.text
+    short = shorten(text, limit)
+    structured = result.structured if result.structured is not None else text
+    content = with_text(result.content, short) if result.content else ()
+    return ToolResult(short, result.is_error, result.ui, structured, content)
 
 
 def shorten(text: str, limit: int) -> str:

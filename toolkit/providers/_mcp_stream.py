@@ -718,10 +718,9 @@ _NO_SESSION: Final = _NoSession()
 
 def _takes_context(tool: Any) -> bool:
     """Whether a tool may use its `Context` (any tool but a plain function's without one)."""
-    from toolkit._plan import FunctionPlan
-
-    plan = getattr(tool, "_plan", None)
-    return not isinstance(plan, FunctionPlan) or plan.info.context is not None
+    runner = getattr(tool, "_runner", None)
+    info = getattr(runner, "info", None)
+    return info is None or info.context is not None
 
 
 def _coerced(request_id: Any) -> Any:
