@@ -91,7 +91,7 @@ def test_the_import_graph_has_no_cycle() -> None:
 
 def test_the_check_sees_a_lazy_import_and_the_table() -> None:
     graph = _graph()
-    assert "toolkit.providers._mcp_wire" in graph["toolkit.providers"]
+    assert "toolkit.providers.mcp._wire" in graph["toolkit.providers"]
     assert "toolkit._elicit" in graph["toolkit._context"]  # imported inside a method
     assert "toolkit._toolset" not in graph["toolkit.providers._common"]
     looped = {

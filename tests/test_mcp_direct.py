@@ -347,8 +347,8 @@ def test_a_call_answered_directly_is_counted_in_flight_for_draining() -> None:
 
 
 def test_the_stateless_direct_path_is_there_only_for_stateless_json_responses() -> None:
-    from toolkit.providers._mcp_direct import Direct
-    from toolkit.providers._mcp_stream import SessionDirect
+    from toolkit.providers.mcp._direct import Direct
+    from toolkit.providers.mcp._stream import SessionDirect
 
     stateless = mcp.asgi_app(TOOLS, stateless=True, json_response=True).direct_path
     assert type(stateless) is Direct

@@ -32,7 +32,7 @@ from mcp.types import TextContent
 from tests.servers import free_port
 from toolkit import __version__
 from toolkit.providers import mcp
-from toolkit.providers._mcp_http import transport_security
+from toolkit.providers.mcp._http import transport_security
 
 from .serve_tools import tools as TOOLS
 
@@ -458,7 +458,7 @@ def test_serve_from_python_refuses_what_the_command_refuses() -> None:
 def test_workers_find_a_toolset_by_the_module_that_holds_it() -> None:
     from toolkit import ToolSet
     from toolkit._target import load_target
-    from toolkit.providers._mcp_http import import_path
+    from toolkit.providers.mcp._http import import_path
 
     found = import_path(TOOLS)  # a module holding it, as workers would import it
     assert load_target(found).names == TOOLS.names

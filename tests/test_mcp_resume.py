@@ -29,7 +29,7 @@ from tests.test_mcp_http import (
 )
 from toolkit import ToolSet
 from toolkit.providers import mcp
-from toolkit.providers._mcp_events import (
+from toolkit.providers.mcp._events import (
     SSE_RETRY_MS,
     EventLog,
     Session,
@@ -443,7 +443,7 @@ def test_the_command_line_takes_sse_poll_with_http_and_sessions_only() -> None:
 
 
 def test_the_start_up_line_says_the_poll() -> None:
-    from toolkit.providers._mcp_http import Plan, startup_line
+    from toolkit.providers.mcp._http import Plan, startup_line
 
     line = startup_line(Plan("127.0.0.1", 8000, {"sse_poll": 30.0}), 2, False)
     assert line.endswith("(auth off, SSE poll 30s)")
@@ -576,7 +576,7 @@ def test_a_session_the_server_has_ended_is_forgotten() -> None:
 
 
 def test_sessions_idle_longer_than_the_sdk_keeps_them_are_pruned() -> None:
-    from toolkit.providers._mcp_events import Sessions
+    from toolkit.providers.mcp._events import Sessions
 
     sessions = Sessions(None, EventLog(), idle_timeout=1.0)
     idle, busy, fresh = Session(), Session(), Session()
@@ -592,7 +592,7 @@ def test_sessions_idle_longer_than_the_sdk_keeps_them_are_pruned() -> None:
 def test_within_a_session_the_negotiated_version_replaces_other_handshake_versions() -> (
     None
 ):
-    from toolkit.providers._mcp_events import _corrected
+    from toolkit.providers.mcp._events import _corrected
 
     def header(*given: bytes) -> list[bytes]:
         scope = {"headers": [(b"mcp-protocol-version", value) for value in given]}

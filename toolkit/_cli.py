@@ -328,7 +328,7 @@ def _serve_command(commands: _Commands) -> None:
         "Serve the tools over MCP: stdio by default, streamable HTTP with --http.\n"
         'Needs the mcp extra: pip install "toolkit-llm[mcp]".',
     )
-    from .providers import _mcp_http as http
+    from .providers.mcp import _http as http
 
     serve.add_argument(
         "--http",
@@ -460,7 +460,7 @@ _HTTP_FLAGS: Final[dict[str, Any]] = {
 
 
 def _serve(options: argparse.Namespace) -> int:
-    from .providers._mcp_serve import serve
+    from .providers.mcp._serve import serve
 
     given = [
         key for key, value in _HTTP_FLAGS.items() if getattr(options, key) != value

@@ -22,11 +22,11 @@ HTTP with `serve(toolset, http="127.0.0.1:8000")`.
 
 from __future__ import annotations
 
-from ._mcp_client import connect
-from ._mcp_http import asgi_app, parse_address
-from ._mcp_serve import serve
-from ._mcp_server import build_server
-from ._mcp_wire import (  # lint: the provider table's rules, not a name to import
+from ._client import connect
+from ._http import asgi_app, parse_address
+from ._serve import serve
+from ._server import build_server
+from ._wire import (  # lint: the provider table's rules, not a name to import
     definition,
     handle,
     parse_calls,

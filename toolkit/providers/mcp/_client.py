@@ -48,7 +48,7 @@ from toolkit._results import ToolResult
 from toolkit._running import is_seconds, thread_waiting_here
 from toolkit._tool import Tool
 
-from ._mcp_client_host import HostBridge
+from ._client_host import HostBridge
 
 if TYPE_CHECKING:
     import asyncio

@@ -50,8 +50,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
-from ._mcp_direct import Direct
-from ._mcp_sdk import answer, is_json, logger, own_connection, runner
+from ._direct import Direct
+from ._sdk import answer, is_json, logger, own_connection, runner
 
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet

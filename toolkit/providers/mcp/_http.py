@@ -126,10 +126,10 @@ def asgi_app(
         ImportError: The `mcp` package is not installed.
         ValueError: An option is out of range.
     """
-    from ._mcp_server import build_server, require_mcp
+    from ._server import build_server, require_mcp
 
     require_mcp()
-    from ._mcp_events import SSE_RETRY_MS, EventLog, Sessions
+    from ._events import SSE_RETRY_MS, EventLog, Sessions
 
     _check_limits(max_body, max_sessions, session_idle_timeout)
     resumable = resumable and not (stateless or json_response)
@@ -164,7 +164,7 @@ def asgi_app(
     app = App(manager)
     inner: Any = StreamableHTTPASGIApp(manager)
     if not json_response:
-        from ._mcp_stream import SessionDirect
+        from ._stream import SessionDirect
 
         inner = app.direct_path = SessionDirect(
             inner,
@@ -179,7 +179,7 @@ def asgi_app(
     if events is not None:
         inner = app.sessions = Sessions(inner, events, session_idle_timeout)
     if stateless and json_response:
-        from ._mcp_direct import Direct
+        from ._direct import Direct
 
         inner = app.direct_path = Direct(
             inner, manager, security, max_body, lambda: app.running
@@ -213,7 +213,7 @@ def asgi_app(
 
 
 def server_tools(toolset: ToolSet) -> list[Any]:
-    from ._mcp_wire import tools
+    from ._wire import tools
 
     return tools(toolset)
 

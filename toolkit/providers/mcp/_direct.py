@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ._mcp_sdk import answer, is_json, json_response, own_connection, runner, usable
+from ._sdk import answer, is_json, json_response, own_connection, runner, usable
 
 __all__ = ["Direct"]
 

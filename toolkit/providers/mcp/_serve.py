@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit._target import TargetError, load_target, split_target
 from toolkit._version import __version__
 
-from ._mcp_http import (
+from ._http import (
     DEFAULT_GRACE,
     Plan,
     check_exposure,
@@ -21,7 +21,7 @@ from ._mcp_http import (
     parse_address,
     run,
 )
-from ._mcp_server import build_server, require_mcp, serve_stdio
+from ._server import build_server, require_mcp, serve_stdio
 
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet

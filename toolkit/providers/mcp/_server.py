@@ -16,8 +16,7 @@ from toolkit._json import to_jsonable
 from toolkit._log import log_failure
 from toolkit._results import ToolResult, error_text, safe_text
 from toolkit._tool import Tool
-
-from ._common import mint_id
+from toolkit.providers._common import mint_id
 
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
@@ -65,8 +64,8 @@ def build_server(
         -32602
     )  # JSON-RPC "Invalid params", as the MCP spec uses for an unknown tool
 
-    from ._mcp_host import McpHost, on_set_level
-    from ._mcp_wire import tools
+    from ._host import McpHost, on_set_level
+    from ._wire import tools
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
@@ -135,7 +134,7 @@ def _call_tool_result(
     is not JSON (a cycle, an object, nesting deeper than the SDK serialises):
     the client gets an error result, not a JSON-RPC error.
     """
-    from ._mcp_wire import result
+    from ._wire import result
 
     try:
         if not outcome.is_error and outcome.structured is not None:
