@@ -22,9 +22,9 @@ HTTP with `serve(toolset, http="127.0.0.1:8000")`.
 
 from __future__ import annotations
 
+from ._app import asgi_app
 from ._client import connect
-from ._http import asgi_app, parse_address
-from ._serve import serve
+from ._run import parse_address, serve
 from ._server import build_server
 from ._wire import (  # lint: the provider table's rules, not a name to import
     definition,
