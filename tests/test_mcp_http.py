@@ -466,6 +466,24 @@ def test_workers_find_a_toolset_by_the_module_that_holds_it() -> None:
         import_path(ToolSet())
 
 
+def test_a_worker_that_cannot_load_the_tools_says_why_and_stops_the_others(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uvicorn's supervisor stops every worker when one exits with its start-up failure status."""
+    from uvicorn.config import STARTUP_FAILURE
+
+    from toolkit.providers.mcp import _run
+    from toolkit.providers.mcp._run import Listen, worker_app
+
+    # A worker process sets the loggers up; this test's process keeps its own.
+    monkeypatch.setattr(_run, "configure_logging", lambda level: None)
+    listen = Listen("127.0.0.1", 1, {"stateless": True}, target="no_such_module:tools")
+    with pytest.raises(SystemExit) as stopped:
+        worker_app(listen)
+    assert stopped.value.code == STARTUP_FAILURE
+    assert capsys.readouterr().err.startswith("toolkit: error: ")
+
+
 # ------------------------------------------------------------ toolkit serve
 
 

@@ -117,7 +117,9 @@ def asgi_app(
     from ._server import build_server, require_mcp
 
     require_mcp()
-    _check_limits(max_body, max_sessions, session_idle_timeout)
+    if max_body <= 0:  # the SDK checks it too, under its own name for it
+        msg = f"max_body must be a positive number of bytes, not {max_body!r}"
+        raise ValueError(msg)
     resumable = resumable and not (stateless or json_response)
     _check_poll(sse_poll, resumable)
     verifier = StaticToken(auth) if isinstance(auth, str) else auth
@@ -224,18 +226,6 @@ async def _note_version(ctx: Any, call_next: Any) -> Any:
         negotiated = result.get("protocolVersion")
         session.version = negotiated if isinstance(negotiated, str) else None
     return result
-
-
-def _check_limits(max_body: int, max_sessions: int | None, idle: float | None) -> None:
-    if max_body <= 0:
-        msg = f"max_body must be a positive number of bytes, not {max_body!r}"
-        raise ValueError(msg)
-    if max_sessions is not None and max_sessions <= 0:
-        msg = f"max_sessions must be a positive number or None, not {max_sessions!r}"
-        raise ValueError(msg)
-    if idle is not None and not idle > 0:
-        msg = f"session_idle_timeout must be a positive number of seconds or None, not {idle!r}"
-        raise ValueError(msg)
 
 
 def _check_poll(sse_poll: float | None, resumable: bool) -> None:
