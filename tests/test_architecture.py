@@ -1,9 +1,11 @@
-"""The package's layering: no module imports one that imports it back, and a call crosses few modules.
+"""The package's layering, what it reads of its dependencies, and how few modules a call crosses.
 
-Imports inside functions count (they run, only later), and so do the
-provider table's imports by name; imports under `TYPE_CHECKING` do not.
-The modules a call crosses are counted with `sys.setprofile`, in every
-thread, never timed.
+No module imports one that imports it back: imports inside functions count
+(they run, only later), and so do the provider table's imports by name;
+imports under `TYPE_CHECKING` do not. No module reads a dependency's
+private names (`_private_uses` says the rule): those change without notice
+in any release. The modules a call crosses are counted with
+`sys.setprofile`, in every thread, never timed.
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ def test_the_import_graph_has_no_cycle() -> None:
 
 def test_the_check_sees_a_lazy_import_and_the_table() -> None:
     graph = _graph()
-    assert "toolkit.providers._mcp_wire" in graph["toolkit.providers"]
+    assert "toolkit.providers.mcp._wire" in graph["toolkit.providers"]
     assert "toolkit._elicit" in graph["toolkit._context"]  # imported inside a method
     assert "toolkit._toolset" not in graph["toolkit.providers._common"]
     looped = {
@@ -175,3 +177,184 @@ def test_a_warm_run_of_one_call_crosses_at_most_six_modules(made: Any) -> None:
         loop.close()
     assert results == [[ToolResult("Hello, Ada")]] * 2
     assert len(entered) <= 6, sorted(entered)
+
+
+# ------------------------------------------------------------ dependencies' private names
+
+DEPENDENCIES = frozenset(
+    {
+        "mcp",
+        "mcp_types",
+        "starlette",
+        "uvicorn",
+        "sse_starlette",
+        "pydantic",
+        "pydantic_core",
+        "jsonschema",
+        "anyio",
+    }
+)
+"""The packages whose private names toolkit must not touch."""
+
+SDK_PRIVATE = frozenset(
+    {
+        "_server_instances",
+        "_session_owners",
+        "_task_group",
+        "_lifespan_state",
+        "_idle_timeout",
+        "_request_streams",
+        "_retry_interval",
+        "_requests_in_flight",
+        "_write_stream",
+        "_connection",
+    }
+)
+"""Private state of the MCP SDK's session manager, transport and session."""
+
+
+NAMED_TUPLE = frozenset({"_asdict", "_fields", "_field_defaults", "_make", "_replace"})
+"""A named tuple's public methods: underscored so that no field name collides."""
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _defined_names() -> set[str]:
+    """Every name toolkit itself defines: functions, classes, variables, attributes, slots."""
+    found: set[str] = set()
+    for path in _modules().values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                found.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                found.add(node.attr)
+            elif isinstance(node, ast.arg):
+                found.add(node.arg)
+            elif isinstance(node, ast.Assign) and "__slots__" in ast.unparse(node):
+                found.update(
+                    item.value
+                    for item in ast.walk(node.value)
+                    if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                )
+    return found
+
+
+def _private_uses(tree: ast.AST, defined: set[str]) -> list[str]:
+    """What `tree` reads of a dependency's private names, as `line: text`.
+
+    The rule, kept simple:
+
+    - an import from a dependency whose module path or imported name has a
+      part with a leading underscore (`from mcp.server._x import y`,
+      `from mcp.x import _y`, `import starlette._utils`);
+    - an attribute whose name is private state of the MCP SDK
+      (`SDK_PRIVATE`), on any object;
+    - any other `x._name` where `x` is not `self`, `cls` or a module of
+      the standard library imported by name (`sys._getframe`), and toolkit
+      defines no `_name` of its own: the name can only be a dependency's;
+    - the same names read by `getattr(x, "_name")` (or `hasattr`,
+      `setattr`, `delattr`);
+    - a string that is private state of the MCP SDK, however it is used.
+    """
+    found: list[str] = []
+    modules = {
+        (alias.asname or alias.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name.split(".")[0] not in DEPENDENCIES
+    }
+    for node in ast.walk(tree):
+        bad = False
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            parts = node.module.split(".")
+            bad = parts[0] in DEPENDENCIES and (
+                any(_private(part) for part in parts)
+                or any(_private(alias.name) for alias in node.names)
+            )
+        elif isinstance(node, ast.Import):
+            bad = any(
+                alias.name.split(".")[0] in DEPENDENCIES
+                and any(_private(part) for part in alias.name.split("."))
+                for alias in node.names
+            )
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            bad = _foreign(node.value, node.attr, defined, modules)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr", "setattr", "delattr")
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and _private(node.args[1].value)
+        ):
+            bad = _foreign(node.args[0], node.args[1].value, defined, modules)
+        elif isinstance(node, ast.Constant):
+            bad = node.value in SDK_PRIVATE
+        if bad:
+            found.append(f"{getattr(node, 'lineno', 0)}: {ast.unparse(node)}")
+    return found
+
+
+def _foreign(owner: ast.expr, name: str, defined: set[str], modules: set[str]) -> bool:
+    """Whether `owner.name` reads a private name that toolkit does not define."""
+    if name in SDK_PRIVATE:
+        return True
+    if name in NAMED_TUPLE:
+        return False
+    mine = isinstance(owner, ast.Name) and owner.id in {"self", "cls", *modules}
+    return not mine and name not in defined
+
+
+def test_no_module_reads_a_private_name_of_a_dependency() -> None:
+    """Every module of toolkit, by the rule of `_private_uses`."""
+    defined = _defined_names()
+    found = {
+        name: uses
+        for name, path in _modules().items()
+        if (uses := _private_uses(ast.parse(path.read_text("utf-8")), defined))
+    }
+    assert found == {}
+
+
+def test_the_private_name_check_sees_each_kind_of_use() -> None:
+    source = """
+from mcp.server._streamable_http_modern import handle_modern_request
+from mcp.shared import _httpx_utils
+import starlette._utils
+from jsonschema import _keywords
+manager._server_instances
+transport._requests_in_flight
+ctx.session._connection
+self._connection
+response._body
+self._mine
+tool._mine
+sys._getframe
+getattr(ctx.session, "_connection", None)
+getattr(transport, "_terminated")
+getattr(tool, "_mine")
+NAMES = ("app", "_task_group")
+"""
+    uses = _private_uses(ast.parse("import sys\n" + source), {"_mine"})
+    assert {use.split(": ", 1)[1] for use in uses} == {
+        "from mcp.server._streamable_http_modern import handle_modern_request",
+        "from mcp.shared import _httpx_utils",
+        "import starlette._utils",
+        "from jsonschema import _keywords",
+        "manager._server_instances",
+        "transport._requests_in_flight",
+        "ctx.session._connection",
+        "self._connection",
+        "response._body",
+        "getattr(ctx.session, '_connection', None)",
+        "'_connection'",
+        "getattr(transport, '_terminated')",
+        "'_task_group'",
+    }
+    assert _private_uses(ast.parse("from toolkit._json import encode"), set()) == []

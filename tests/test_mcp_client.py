@@ -35,8 +35,9 @@ from toolkit import (
     lint,
     tool,
 )
-from toolkit.providers import _mcp_client, mcp
+from toolkit.providers import mcp
 from toolkit.providers import openai as openai_provider
+from toolkit.providers.mcp import _client as _mcp_client
 
 ROOT = pathlib.Path(__file__).parent.parent
 TOOLS = str(ROOT / "tests" / "mcp_client_tools.py")
@@ -898,7 +899,7 @@ def test_image_bytes_survive_the_trip() -> None:
     """The base64 of a content block is decoded once, to the bytes the server had."""
     from mcp import types as mcp_types
 
-    from toolkit.providers._mcp_client import _result
+    from toolkit.providers.mcp._client import _result
 
     png = b"\x89PNG\r\n\x1a\nrest"
     block = mcp_types.ImageContent(
@@ -911,7 +912,7 @@ def test_image_bytes_survive_the_trip() -> None:
 def test_an_input_schema_without_a_type_is_an_object_schema() -> None:
     from mcp import types as mcp_types
 
-    from toolkit.providers._mcp_client import _new_tool
+    from toolkit.providers.mcp._client import _new_tool
 
     definition = mcp_types.Tool(
         name="find", input_schema={"properties": {"q": {"type": "string"}}}

@@ -32,7 +32,7 @@ from mcp.types import TextContent
 from tests.servers import free_port
 from toolkit import __version__
 from toolkit.providers import mcp
-from toolkit.providers._mcp_http import transport_security
+from toolkit.providers.mcp._app import transport_security
 
 from .serve_tools import tools as TOOLS
 
@@ -458,12 +458,30 @@ def test_serve_from_python_refuses_what_the_command_refuses() -> None:
 def test_workers_find_a_toolset_by_the_module_that_holds_it() -> None:
     from toolkit import ToolSet
     from toolkit._target import load_target
-    from toolkit.providers._mcp_http import import_path
+    from toolkit.providers.mcp._run import import_path
 
     found = import_path(TOOLS)  # a module holding it, as workers would import it
     assert load_target(found).names == TOOLS.names
     with pytest.raises(ValueError, match="module:attribute"):
         import_path(ToolSet())
+
+
+def test_a_worker_that_cannot_load_the_tools_says_why_and_stops_the_others(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uvicorn's supervisor stops every worker when one exits with its start-up failure status."""
+    from uvicorn.config import STARTUP_FAILURE
+
+    from toolkit.providers.mcp import _run
+    from toolkit.providers.mcp._run import Listen, worker_app
+
+    # A worker process sets the loggers up; this test's process keeps its own.
+    monkeypatch.setattr(_run, "configure_logging", lambda level: None)
+    listen = Listen("127.0.0.1", 1, {"stateless": True}, target="no_such_module:tools")
+    with pytest.raises(SystemExit) as stopped:
+        worker_app(listen)
+    assert stopped.value.code == STARTUP_FAILURE
+    assert capsys.readouterr().err.startswith("toolkit: error: ")
 
 
 # ------------------------------------------------------------ toolkit serve
@@ -864,94 +882,3 @@ def test_the_deploy_files_run_toolkit_serve_with_flags_it_has() -> None:
         assert options.auth_token_env == "TOOLS_TOKEN"
         assert options.allowed_host == ["tools.example.com"]
         assert options.http == "0.0.0.0:8000"
-
-
-# ------------------------------------------------------------ the endpoint without the router
-
-
-def _exchanges(session_id: str | None) -> list[tuple[str, dict[str, str], bytes]]:
-    """Requests a client makes of the endpoint, good and bad: (method, headers, body)."""
-    headers = dict(HEADERS, **{"mcp-protocol-version": "2025-06-18"})
-    if session_id is not None:
-        headers["mcp-session-id"] = session_id
-
-    def call(number: int, method: str, params: dict[str, Any]) -> bytes:
-        message = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
-        return json.dumps(message).encode()
-
-    add = {"name": "add", "arguments": {"a": 20, "b": 22}}
-    return [
-        ("POST", headers, b'{"jsonrpc": "2.0", "method": "notifications/initialized"}'),
-        ("POST", headers, call(2, "tools/list", {})),
-        ("POST", headers, call(3, "tools/call", add)),
-        ("POST", headers, call(4, "tools/call", {"name": "add", "arguments": {}})),
-        ("POST", headers, call(5, "tools/call", {"name": "nope", "arguments": {}})),
-        ("POST", headers, b"{not json"),
-        ("POST", dict(headers, host="evil.example:80"), call(6, "tools/list", {})),
-        ("POST", dict(headers, accept="text/html"), call(7, "tools/list", {})),
-        ("PUT", headers, b""),
-        ("DELETE", headers, b""),
-        ("POST", headers, call(8, "tools/list", {})),  # the session has ended
-    ]
-
-
-def _seen(reply: Any) -> tuple[int, str, list[Any]]:
-    """A reply as a client reads it: status, content type, the JSON messages."""
-    kind = reply.headers.get("content-type", "")
-    if kind.startswith("text/event-stream"):
-        messages = [
-            json.loads(line[5:])
-            for line in reply.text.splitlines()
-            if line.startswith("data:") and line[5:].strip()
-        ]
-    elif not reply.content:
-        messages = []
-    elif kind.startswith("application/json"):
-        messages = [reply.json()]
-    else:
-        messages = [reply.text]
-    return reply.status_code, kind, messages
-
-
-@pytest.mark.parametrize(
-    "options", [{}, {"json_response": True}, {"stateless": True, "json_response": True}]
-)
-def test_the_endpoint_answers_without_the_router_as_through_it(
-    options: dict[str, Any],
-) -> None:
-    """Requests to /mcp skip Starlette's router: every answer is the one the router gives."""
-    app = mcp.asgi_app(TOOLS, **options)
-    routed: list[str] = []
-    router = app.inner
-
-    async def spy(scope: Any, receive: Any, send: Any) -> None:
-        routed.append(scope["path"])
-        await router(scope, receive, send)
-
-    async def conversation(entry: Any) -> list[tuple[int, str, list[Any]]]:
-        transport = httpx2.ASGITransport(app=entry)
-        async with httpx2.AsyncClient(
-            transport=transport, base_url="http://127.0.0.1:8000", timeout=LIMIT
-        ) as client:
-            opened = await client.post("/mcp", json=INIT, headers=HEADERS)
-            seen = [_seen(opened)]
-            for method, headers, body in _exchanges(
-                opened.headers.get("mcp-session-id")
-            ):
-                reply = await client.request(
-                    method, "/mcp", headers=headers, content=body
-                )
-                seen.append(_seen(reply))
-            seen.append(_seen(await client.get("/healthz")))
-            return seen
-
-    async def scenario() -> None:
-        async with app.lifespan():
-            app.inner = spy
-            direct = await conversation(app)
-            assert routed == ["/healthz"]  # /mcp went to the endpoint at once
-            through = await conversation(router)
-        assert direct == through
-        assert direct[3][2][0]["result"]["content"][0]["text"] == "42"
-
-    run(scenario())

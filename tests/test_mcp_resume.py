@@ -29,12 +29,8 @@ from tests.test_mcp_http import (
 )
 from toolkit import ToolSet
 from toolkit.providers import mcp
-from toolkit.providers._mcp_events import (
-    SSE_RETRY_MS,
-    EventLog,
-    Session,
-    _current,
-)
+from toolkit.providers.mcp._app import SSE_RETRY_MS
+from toolkit.providers.mcp._sessions import EventLog, Session, current_session
 
 GATES: dict[str, asyncio.Event] = {}
 CANCELLED: set[str] = set()
@@ -363,7 +359,7 @@ def test_an_answer_sent_on_its_stream_is_not_kept() -> None:
             headers = await opened(client, url, "2025-11-25")
             for request_id in range(1, 6):
                 await post_events(client, url, call(request_id, "quick"), headers)
-            return int(app.sessions.log.count)
+            return int(app.events.count)
 
     assert run(scenario()) == 0
 
@@ -379,11 +375,11 @@ def test_ending_a_session_forgets_its_events() -> None:
             url = base + "/mcp"
             headers = await opened(client, url, "2025-11-25")
             await post_events(client, url, call(1, "gated", label="ended"), headers)
-            kept = app.sessions.log.count  # the call's stream ended before the answer
+            kept = app.events.count  # the call's stream ended before the answer
             ended = await client.delete(url, headers=headers)
             assert ended.status_code == 200
             GATES["ended"].set()
-            return kept, app.sessions.log.count, len(app.sessions.known)
+            return kept, app.events.count, len(app.sessions.known)
 
     kept, left, sessions = run(scenario())
     assert kept >= 1
@@ -404,13 +400,11 @@ def test_stateless_and_json_servers_keep_no_events() -> None:
             )
             assert answer.status_code == 200
             if options.get("json_response"):
-                return app.sessions, []
-            return app.sessions, await post_events(
-                client, url, call(1, "quick"), headers
-            )
+                return app.events, []
+            return app.events, await post_events(client, url, call(1, "quick"), headers)
 
-    sessions, sent = run(scenario(stateless=True))
-    assert sessions is None
+    events, sent = run(scenario(stateless=True))
+    assert events is None
     (only,) = sent  # the answer alone: no priming event
     assert "id" not in only
     assert "retry" not in only
@@ -443,9 +437,9 @@ def test_the_command_line_takes_sse_poll_with_http_and_sessions_only() -> None:
 
 
 def test_the_start_up_line_says_the_poll() -> None:
-    from toolkit.providers._mcp_http import Plan, startup_line
+    from toolkit.providers.mcp._run import Listen, startup_line
 
-    line = startup_line(Plan("127.0.0.1", 8000, {"sse_poll": 30.0}), 2, False)
+    line = startup_line(Listen("127.0.0.1", 8000, {"sse_poll": 30.0}), 2, False)
     assert line.endswith("(auth off, SSE poll 30s)")
 
 
@@ -454,11 +448,11 @@ def test_the_start_up_line_says_the_poll() -> None:
 
 def _store(log: EventLog, session: Session, stream: str, message: Any) -> str:
     async def store() -> str:
-        token = _current.set(session)
+        token = current_session.set(session)
         try:
             return await log.store_event(stream, message)
         finally:
-            _current.reset(token)
+            current_session.reset(token)
 
     return str(asyncio.run(store()))
 
@@ -470,11 +464,11 @@ def _replay(log: EventLog, session: Session, after: str) -> tuple[Any, list[Any]
         async def send(event: Any) -> None:
             sent.append(event.message)
 
-        token = _current.set(session)
+        token = current_session.set(session)
         try:
             return await log.replay_events_after(after, send), sent
         finally:
-            _current.reset(token)
+            current_session.reset(token)
 
     return asyncio.run(replay())
 
@@ -576,7 +570,7 @@ def test_a_session_the_server_has_ended_is_forgotten() -> None:
 
 
 def test_sessions_idle_longer_than_the_sdk_keeps_them_are_pruned() -> None:
-    from toolkit.providers._mcp_events import Sessions
+    from toolkit.providers.mcp._sessions import Sessions
 
     sessions = Sessions(None, EventLog(), idle_timeout=1.0)
     idle, busy, fresh = Session(), Session(), Session()
@@ -592,11 +586,11 @@ def test_sessions_idle_longer_than_the_sdk_keeps_them_are_pruned() -> None:
 def test_within_a_session_the_negotiated_version_replaces_other_handshake_versions() -> (
     None
 ):
-    from toolkit.providers._mcp_events import _corrected
+    from toolkit.providers.mcp._sessions import _negotiated
 
     def header(*given: bytes) -> list[bytes]:
         scope = {"headers": [(b"mcp-protocol-version", value) for value in given]}
-        fixed = _corrected(scope, b"2025-11-25")
+        fixed = _negotiated(scope, "2025-11-25")
         return [v for k, v in fixed["headers"] if k == b"mcp-protocol-version"]
 
     assert header(b"2025-03-26") == [b"2025-11-25"]

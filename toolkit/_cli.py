@@ -336,7 +336,8 @@ def _serve_command(commands: _Commands) -> None:
         'Needs the mcp extra: pip install "toolkit-llm[mcp]".',
         target=_PYTHON_TARGET_HELP,  # an MCP server's tools are served by that server
     )
-    from .providers import _mcp_http as http
+    from .providers.mcp import _app as app
+    from .providers.mcp import _run as run
 
     serve.add_argument(
         "--http",
@@ -345,7 +346,7 @@ def _serve_command(commands: _Commands) -> None:
     )
     serve.add_argument(
         "--log-level",
-        choices=http.LOG_LEVELS,
+        choices=run.LOG_LEVELS,
         default="warning",
         help="what goes to stderr: debug shows tracebacks, info a line per request "
         "(default: warning)",
@@ -401,32 +402,32 @@ def _serve_command(commands: _Commands) -> None:
     flag(
         "--grace",
         type=float,
-        default=http.DEFAULT_GRACE,
+        default=run.DEFAULT_GRACE,
         metavar="SECONDS",
         help="how long SIGTERM waits for calls in flight "
-        f"(default: {http.DEFAULT_GRACE:g})",
+        f"(default: {run.DEFAULT_GRACE:g})",
     )
     flag(
         "--max-body",
         type=_size,
-        default=http.DEFAULT_MAX_BODY,
+        default=app.DEFAULT_MAX_BODY,
         metavar="BYTES",
         help="larger request bodies get 413; 4MB, 512KB or a number (default: 4MB)",
     )
     flag(
         "--max-sessions",
         type=int,
-        default=http.DEFAULT_MAX_SESSIONS,
+        default=app.DEFAULT_MAX_SESSIONS,
         metavar="N",
-        help=f"open sessions at most (default: {http.DEFAULT_MAX_SESSIONS})",
+        help=f"open sessions at most (default: {app.DEFAULT_MAX_SESSIONS})",
     )
     flag(
         "--session-idle-timeout",
         type=float,
-        default=http.DEFAULT_SESSION_IDLE_TIMEOUT,
+        default=app.DEFAULT_SESSION_IDLE_TIMEOUT,
         metavar="SECONDS",
         help="close a session after this long without a request "
-        f"(default: {http.DEFAULT_SESSION_IDLE_TIMEOUT:g})",
+        f"(default: {app.DEFAULT_SESSION_IDLE_TIMEOUT:g})",
     )
     flag(
         "--sse-poll",
@@ -468,7 +469,7 @@ _HTTP_FLAGS: Final[dict[str, Any]] = {
 
 
 def _serve(options: argparse.Namespace) -> int:
-    from .providers._mcp_serve import serve
+    from .providers.mcp._run import serve
 
     given = [
         key for key, value in _HTTP_FLAGS.items() if getattr(options, key) != value

@@ -28,7 +28,7 @@ __all__ = ["NAMES", "get"]
 NAMES: Final = ("openai", "openai_responses", "anthropic", "gemini", "mcp")
 """Every provider, by the name `ToolSet.export` and the command line take."""
 
-_MODULES: Final = {"mcp": "_mcp_wire"}
+_MODULES: Final = {"mcp": "mcp._wire"}
 """Where a provider's wire form lives when its public module offers more.
 
 `toolkit.providers.mcp` also offers the client and the server, which build

@@ -30,9 +30,9 @@ from toolkit._views import model_description
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
 
-from ._common import Source, as_tools, field, handler, mint_id, pair
-from ._parts import b64, parts_of
-from ._transform import is_wrapped, wrap_output
+from toolkit.providers._common import Source, as_tools, field, handler, mint_id, pair
+from toolkit.providers._parts import b64, parts_of
+from toolkit.providers._transform import is_wrapped, wrap_output
 
 __all__ = [
     "definition",

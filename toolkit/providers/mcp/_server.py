@@ -1,7 +1,8 @@
-"""The MCP server: the official `mcp` SDK serving a `ToolSet` over stdio or HTTP.
+"""The MCP server: the official `mcp` SDK's lowlevel `Server` listing and calling a `ToolSet`, and stdio.
 
-The wire forms (`definition`, `result`, `tools`) live in `toolkit.providers.mcp`,
-which re-exports `build_server`, `serve` and `parse_address` from here.
+The same `Server` answers over stdio (`serve_stdio`) and over streamable
+HTTP (`_app`); the wire forms of tools and results are `_wire`'s, and what
+a tool's `Context` asks of the client is `_host`'s.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from toolkit._json import to_jsonable
 from toolkit._log import log_failure
 from toolkit._results import ToolResult, error_text, safe_text
 from toolkit._tool import Tool
-
-from ._common import mint_id
+from toolkit.providers._common import mint_id
 
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
@@ -60,13 +60,10 @@ def build_server(
     import mcp.types as types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
 
-    invalid_params = (
-        -32602
-    )  # JSON-RPC "Invalid params", as the MCP spec uses for an unknown tool
-
-    from ._mcp_host import McpHost, on_set_level
-    from ._mcp_wire import tools
+    from ._host import McpHost, on_set_level
+    from ._wire import tools
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
@@ -74,8 +71,10 @@ def build_server(
         )
 
     async def on_call_tool(ctx: Any, params: Any) -> Any:
-        if params.name not in toolset:
-            raise MCPError(invalid_params, toolset._unknown(params.name))
+        try:
+            tool = toolset[params.name]
+        except KeyError as error:  # a JSON-RPC error, as the MCP spec says
+            raise MCPError(INVALID_PARAMS, str(error.args[0])) from None
         request_id = getattr(ctx, "request_id", None)
         call_id = str(request_id) if request_id is not None else mint_id()
         host = McpHost(ctx, params)
@@ -83,12 +82,14 @@ def build_server(
             agent_id, call_id, params.name, params.arguments or {}, host=host
         )
         close = getattr(ctx, "close_sse_stream", None) if sse_poll else None
-        outcome = await (call if close is None else _polled(call, close, sse_poll))
-        if (
-            host.pending
-        ):  # 2026-07-28: the tool asked a question the client answers first
+        outcome = await _run_call(call, close, sse_poll)
+        if outcome is None:
+            outcome = ToolResult.error(
+                f'Tool "{params.name}" was stopped: its client left before the answer.'
+            )
+        if host.pending:  # 2026-07-28: a question that the client answers first
             return host.input_required()
-        return _call_tool_result(types, params.name, outcome, toolset.get(params.name))
+        return _call_tool_result(types, params.name, outcome, tool)
 
     server = Server(
         name, version=version, on_list_tools=on_list_tools, on_call_tool=on_call_tool
@@ -102,28 +103,48 @@ def build_server(
     return server
 
 
-async def _polled(call: Any, close: Any, seconds: Any) -> ToolResult:
-    """Await `call`, ending its event stream every `seconds` meanwhile.
+async def _run_call(call: Any, close: Any, seconds: float | None) -> ToolResult | None:
+    """Await `call`; None when the HTTP request that made it stopped it.
 
-    The transport gives `close` only to requests whose client can resume
-    (it sent them the priming event); the client reconnects with
-    `Last-Event-ID` and is sent the answer. This is SSE polling: no
-    connection stays open longer than `seconds`, whatever the tool takes.
+    Over HTTP the request's record (`_sessions.Request`) holds the call, so
+    that the app can stop it when the client leaves and does not come back
+    for the answer. With `close` (SSE polling; the transport gives it only
+    to requests whose client can resume), the request's event stream is
+    ended every `seconds` while the call runs: the client reconnects with
+    `Last-Event-ID` and is sent the answer, and no connection stays open
+    longer than `seconds`, whatever the tool takes.
     """
     import anyio
 
-    async def poll() -> None:
-        while True:
-            await anyio.sleep(seconds)
-            await close()
+    from ._sessions import current_request
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(poll)
+    request = current_request.get()
+    outcome: ToolResult | None = None
+    with anyio.CancelScope() as scope:
+        if request is not None:
+            request.calls.add(scope)
+            if request.left:
+                scope.cancel()
         try:
-            outcome: ToolResult = await call
+            async with anyio.create_task_group() as group:
+                if close is not None and seconds is not None:
+                    group.start_soon(_poll, close, seconds, request)
+                outcome = await call
+                group.cancel_scope.cancel()
         finally:
-            group.cancel_scope.cancel()
-    return outcome
+            if request is not None:
+                request.calls.discard(scope)
+    return None if scope.cancel_called else outcome
+
+
+async def _poll(close: Any, seconds: float, request: Any) -> None:
+    import anyio
+
+    while True:
+        await anyio.sleep(seconds)
+        if request is not None:
+            request.cut = True
+        await close()
 
 
 def _call_tool_result(
@@ -135,7 +156,7 @@ def _call_tool_result(
     is not JSON (a cycle, an object, nesting deeper than the SDK serialises):
     the client gets an error result, not a JSON-RPC error.
     """
-    from ._mcp_wire import result
+    from ._wire import result
 
     try:
         if not outcome.is_error and outcome.structured is not None:

@@ -22,11 +22,9 @@ HTTP with `serve(toolset, http="127.0.0.1:8000")`.
 
 from __future__ import annotations
 
-from ._mcp_client import connect
-from ._mcp_http import asgi_app, parse_address
-from ._mcp_serve import serve
-from ._mcp_server import build_server
-from ._mcp_wire import (  # lint: the provider table's rules, not a name to import
+from typing import TYPE_CHECKING, Any
+
+from ._wire import (  # lint: the provider table's rules, not a name to import
     definition,
     handle,
     parse_calls,
@@ -35,6 +33,12 @@ from ._mcp_wire import (  # lint: the provider table's rules, not a name to impo
     results,
     tools,
 )
+
+if TYPE_CHECKING:
+    from ._app import asgi_app
+    from ._client import connect
+    from ._run import parse_address, serve
+    from ._server import build_server
 
 __all__ = [
     "asgi_app",
@@ -50,3 +54,28 @@ __all__ = [
     "serve",
     "tools",
 ]
+
+_LATER = {
+    "asgi_app": "_app",
+    "build_server": "_server",
+    "connect": "_client",
+    "parse_address": "_run",
+    "serve": "_run",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The client and the server, imported when first asked for.
+
+    The provider table imports the wire form (`_wire`) from this package,
+    which runs this module: it stays as light as the wire form alone.
+    """
+    module = _LATER.get(name)
+    if module is None:
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    import importlib
+
+    found = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = found
+    return found

@@ -41,19 +41,27 @@ if TYPE_CHECKING:
 __all__ = ["McpHost", "on_set_level"]
 
 _LEVEL_KEY: Final = "toolkit.log_level"
-"""Where a connection's `logging/setLevel` level is kept, in the SDK's per-connection state."""
+"""Where a connection's `logging/setLevel` level is kept, in its state (`_connection_state`)."""
 
 _STATE_VERSION: Final = 1
 
 
 def _connection_state(ctx: Any) -> dict[str, Any] | None:
-    """The per-connection scratch state of the SDK (`Connection.state`), if it can be reached.
+    """What the server keeps for the connection of a request, if anything.
 
-    The request context reaches the connection only through its session;
-    the SDK keeps it there as `_connection`.
+    Over HTTP a connection is a session, and the app keeps its state
+    (`_sessions.Session`); a request without a session (stateless) is a
+    connection of its own, which no later request reads. Elsewhere (stdio,
+    a client in the same process) the SDK's `Server.run` serves one
+    connection, and the state its lifespan made for that run is the
+    connection's.
     """
-    connection = getattr(ctx.session, "_connection", None)
-    state = getattr(connection, "state", None)
+    if ctx.request is not None:
+        from ._sessions import current_session
+
+        session = current_session.get()
+        return session.state if session is not None else None
+    state = ctx.lifespan_context
     return state if isinstance(state, dict) else None
 
 

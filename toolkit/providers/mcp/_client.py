@@ -48,7 +48,7 @@ from toolkit._results import ToolResult
 from toolkit._running import is_seconds, thread_waiting_here
 from toolkit._tool import Tool
 
-from ._mcp_client_host import HostBridge
+from ._client_host import HostBridge
 
 if TYPE_CHECKING:
     import asyncio
@@ -262,11 +262,16 @@ class _Target:
         """The SDK transport's streams, the read side watched for its end."""
         async with contextlib.AsyncExitStack() as stack:
             if self.url is not None:
+                import httpx2
                 from mcp.client.streamable_http import streamable_http_client
-                from mcp.shared._httpx_utils import create_mcp_http_client
 
+                # The SDK's own client's timeouts: a server may hold a
+                # response stream open for long, so reading waits 5 minutes.
+                timeout = httpx2.Timeout(30.0, read=300.0)
                 http = await stack.enter_async_context(
-                    create_mcp_http_client(headers=self.headers, auth=self.auth)
+                    httpx2.AsyncClient(
+                        headers=self.headers, auth=self.auth, timeout=timeout
+                    )
                 )
                 streams = streamable_http_client(self.url, http_client=http)
             else:

@@ -1,0 +1,460 @@
+"""What the HTTP app knows of each MCP session and request, and the store that makes their event streams resumable.
+
+A call's answer travels on the event stream of the POST that made it. When
+that stream ends before the answer (the server ends it on purpose while the
+tool runs, to poll; or the connection drops), a client that speaks
+2025-11-25 reconnects with `GET` and `Last-Event-ID` and is sent what it
+missed, the answer included. The SDK's transport does the protocol; it
+needs an event store, which `EventLog` is: each session's events in memory,
+within bounds.
+
+Why the store must know the session: the SDK names a request's stream by
+the JSON-RPC id of the request, which every client numbers from the same
+start, and it hands the store only that name. A store shared by the
+sessions without knowing them would mix the events of two clients'
+request 1, and replay one client's answer to the other. So the app sets
+the session and the request in context variables (`current_session`,
+`current_request`) before the SDK sees a request. The SDK runs a session's
+own tasks (the one that stores the session's outgoing messages) from the
+request that opened it, and runs each message's handler in the context of
+the request that brought the message, so the store and the handlers see
+them too.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import secrets
+import time
+from collections import deque
+from typing import Any, Final
+
+import anyio
+from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
+from mcp.types import JSONRPCError, JSONRPCResponse
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+__all__ = [
+    "DEFAULT_EVENTS",
+    "DEFAULT_EVENTS_PER_STREAM",
+    "RESUME_WINDOW",
+    "EventLog",
+    "Request",
+    "Session",
+    "Sessions",
+    "current_request",
+    "current_session",
+]
+
+DEFAULT_EVENTS_PER_STREAM: Final = 1000
+"""Events kept for one stream (one call, or a session's GET stream); the oldest go first."""
+
+DEFAULT_EVENTS: Final = 10_000
+"""Events kept for all sessions together; the streams of finished calls go first."""
+
+RESUME_WINDOW: Final = 10.0
+"""Seconds that a client whose connection dropped mid-call has to come back for the answer."""
+
+_SESSION_HEADER: Final = b"mcp-session-id"
+_VERSION_HEADER: Final = b"mcp-protocol-version"
+
+
+class Session:
+    """One MCP session as the app knows it: its event streams, negotiated version and state."""
+
+    __slots__ = ("in_flight", "last_seen", "state", "streams", "version")
+
+    def __init__(self) -> None:
+        self.streams: dict[str, Stream] = {}
+        self.version: str | None = None
+        """The protocol version negotiated at `initialize`."""
+        self.state: dict[str, Any] = {}
+        """What the server keeps for the session (the `logging/setLevel` level)."""
+        self.in_flight = 0
+        self.last_seen = time.monotonic()
+
+
+class Request:
+    """One POST to the MCP endpoint, as the handlers of the calls it carries see it."""
+
+    __slots__ = ("calls", "cut", "left", "streams")
+
+    def __init__(self) -> None:
+        self.streams: list[Stream] = []
+        """The streams the request opened (a call's answer goes on its stream)."""
+        self.calls: set[anyio.CancelScope] = set()
+        """The calls it carries, running; the app cancels them when the client leaves."""
+        self.cut = False
+        """The server ended its event stream before the answer (SSE polling)."""
+        self.left = False
+        """Its client left before the answer and did not come back for it."""
+
+
+current_session: contextvars.ContextVar[Session | None] = contextvars.ContextVar(
+    "toolkit_mcp_session", default=None
+)
+current_request: contextvars.ContextVar[Request | None] = contextvars.ContextVar(
+    "toolkit_mcp_request", default=None
+)
+
+
+class Stream:
+    """The events of one stream of one session, numbered from 0."""
+
+    __slots__ = (
+        "answered",
+        "events",
+        "next",
+        "resumed",
+        "session",
+        "settled",
+        "stream_id",
+        "token",
+    )
+
+    def __init__(self, session: Session, stream_id: str) -> None:
+        self.session = session
+        self.stream_id = stream_id
+        # Event ids are `TOKEN.NUMBER`: the random token makes another
+        # session's ids unguessable, the number orders the replay.
+        self.token = secrets.token_urlsafe(12)
+        self.events: deque[tuple[int, Any]] = deque()
+        self.next = 0
+        self.answered = False
+        self.resumed = False
+        self.settled = anyio.Event()
+        """Set once the answer is stored or a client came back for the stream."""
+
+
+class EventLog(EventStore):
+    """The MCP SDK's `EventStore`, in memory, per session, bounded.
+
+    At most `per_stream` events per stream (the oldest are dropped: a client
+    that resumes from before them misses those, not the ones after) and
+    `total` for all sessions: beyond it, whole streams are dropped, those of
+    finished calls first, oldest first, so that a long call still running
+    keeps its stream while short calls come and go. A call's stream goes
+    once its answer went out on it, and a session's streams go when the
+    session ends.
+    """
+
+    def __init__(
+        self,
+        *,
+        per_stream: int = DEFAULT_EVENTS_PER_STREAM,
+        total: int = DEFAULT_EVENTS,
+    ) -> None:
+        if not 0 < per_stream <= total:
+            msg = f"events per stream ({per_stream}) must be from 1 to the total ({total})"
+            raise ValueError(msg)
+        self.per_stream = per_stream
+        self.total = total
+        self.count = 0
+        self._tokens: dict[str, Stream] = {}
+        self._running: dict[Stream, None] = {}  # oldest first
+        self._finished: dict[Stream, None] = {}
+
+    @property
+    def streams(self) -> int:
+        """How many streams are kept."""
+        return len(self._tokens)
+
+    async def store_event(self, stream_id: str, message: Any) -> str:
+        """Keep `message` (None: the priming event of a request's stream) for the current session."""
+        session = current_session.get()
+        if session is None:  # not a request of a known session: nothing to resume
+            return f"{secrets.token_urlsafe(12)}.0"
+        stream = session.streams.get(stream_id)
+        if stream is None:
+            stream = session.streams[stream_id] = Stream(session, stream_id)
+            self._tokens[stream.token] = stream
+            self._running[stream] = None
+        request = current_request.get()
+        if message is None and request is not None:
+            request.streams.append(stream)
+        number = stream.next
+        stream.next += 1
+        stream.events.append((number, message))
+        self.count += 1
+        if len(stream.events) > self.per_stream:
+            stream.events.popleft()
+            self.count -= 1
+        if isinstance(message, (JSONRPCResponse, JSONRPCError)) and not stream.answered:
+            stream.answered = True
+            stream.settled.set()
+            self._running.pop(stream, None)
+            self._finished[stream] = None
+        self._trim()
+        return f"{stream.token}.{number}"
+
+    async def replay_events_after(
+        self, last_event_id: str, send_callback: EventCallback
+    ) -> str | None:
+        """Send the current session's events after `last_event_id`; the stream's name, or None."""
+        token, _, number = last_event_id.rpartition(".")
+        stream = self._tokens.get(token)
+        if (
+            stream is None
+            or stream.session is not current_session.get()
+            or not number.isdigit()
+        ):
+            return None
+        stream.resumed = True
+        stream.settled.set()
+        after = int(number)
+        for position, message in list(stream.events):
+            if position > after and message is not None:
+                await send_callback(EventMessage(message, f"{token}.{position}"))
+        return stream.stream_id
+
+    def delivered(self, request: Request) -> None:
+        """Forget the answered streams of a POST whose response ended as the SDK ended it.
+
+        Nobody needs a stream whose answer went out on it, and answers can
+        be large. The answer went out when the response ended after it was
+        stored, unless the server ended the response first (`Request.cut`).
+        """
+        if not request.cut:
+            for stream in request.streams:
+                if stream.answered:
+                    self._forget(stream)
+
+    def drop(self, session: Session) -> None:
+        """Forget the streams of a session that has ended."""
+        for stream in list(session.streams.values()):
+            self._forget(stream)
+
+    def _trim(self) -> None:
+        while self.count > self.total:
+            oldest = next(iter(self._finished or self._running))
+            self._forget(oldest)
+
+    def _forget(self, stream: Stream) -> None:
+        if self._tokens.pop(stream.token, None) is None:
+            return
+        self.count -= len(stream.events)
+        self._running.pop(stream, None)
+        self._finished.pop(stream, None)
+        if stream.session.streams.get(stream.stream_id) is stream:
+            del stream.session.streams[stream.stream_id]
+
+
+class Sessions:
+    """The MCP endpoint as an ASGI app that knows the session and the request of each request.
+
+    It learns a session's id from the `Mcp-Session-Id` header of the answer
+    to the request that opened it, and forgets the session when the client
+    ends it (DELETE), when the SDK no longer knows it (404), or once it has
+    been idle longer than the SDK keeps an idle session.
+
+    A POST whose client leaves before the answer stops the calls it
+    carries (the SDK keeps running a request whose client has gone). A
+    client that can resume the call's stream (it holds an event id of it)
+    has `resume_window` seconds to come back for the answer first: a
+    disconnection is not a cancellation (clients cancel with
+    `notifications/cancelled`), and connections drop on their own.
+
+    Within a session the version negotiated at `initialize` governs. The
+    SDK sends the priming event, and lets a request end its stream early,
+    only when the request's `MCP-Protocol-Version` header is 2025-11-25 or
+    later; the header is meant to repeat the negotiated version, and the
+    specification tells a server to rely on the negotiated version where it
+    knows it. So a header that names another version of the handshake
+    generation, or none, is replaced by the negotiated one.
+
+    The event streams that clients hold open between calls (GET) never end
+    on their own: `close()` ends them, when the server stops.
+    """
+
+    def __init__(
+        self, inner: Any, events: EventLog | None, idle_timeout: float | None
+    ) -> None:
+        self.inner = inner
+        self.events = events
+        self.idle_timeout = idle_timeout
+        self.known: dict[str, Session] = {}
+        self.resume_window = RESUME_WINDOW
+        self.closing: anyio.Event | None = None
+        self._pruned = time.monotonic()
+
+    def open(self) -> None:
+        """Start taking requests (on the event loop that serves them)."""
+        self.closing = anyio.Event()
+
+    def close(self) -> None:
+        """End the event streams that clients hold open between calls."""
+        if self.closing is not None:
+            self.closing.set()
+
+    def _closed(self) -> bool:
+        return self.closing is not None and self.closing.is_set()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        key = _header(scope, _SESSION_HEADER)
+        session = Session() if key is None else self.known.get(key)
+        if session is not None:
+            scope = _negotiated(scope, session.version)
+        method = scope.get("method")
+        request = Request() if method == "POST" else None
+        if method == "GET" and self.closing is not None:
+            receive = _until(self.closing, receive)
+        exchange = _Exchange(receive, send)
+        await self._within(session, request, scope, exchange)
+        if key is None:
+            self._opened(session, exchange.opened)
+        elif exchange.status == 404 or (method == "DELETE" and exchange.status == 200):
+            self._end(key)
+        if (
+            method == "GET"
+            and exchange.status
+            and not exchange.ended
+            and self._closed()
+        ):
+            # The stream ended because the server closes: end the response,
+            # so that the client sees its end, not a broken one.
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        if request is not None:
+            await self._finished(request, exchange)
+
+    async def _within(
+        self,
+        session: Session | None,
+        request: Request | None,
+        scope: Any,
+        exchange: _Exchange,
+    ) -> None:
+        """Let the SDK answer, with the request's session and record in their context variables."""
+        if session is not None:
+            session.in_flight += 1
+        tokens = current_session.set(session), current_request.set(request)
+        try:
+            await self.inner(scope, exchange.receive, exchange.send)
+        finally:
+            current_request.reset(tokens[1])
+            current_session.reset(tokens[0])
+            if session is not None:
+                session.in_flight -= 1
+                session.last_seen = time.monotonic()
+
+    async def _finished(self, request: Request, exchange: _Exchange) -> None:
+        """After a POST: forget the answers it delivered, or stop the calls its client left."""
+        if not exchange.left or exchange.ended:
+            if self.events is not None:
+                self.events.delivered(request)
+            return
+        waiting = [stream for stream in request.streams if not stream.answered]
+        if request.streams and not waiting:
+            return  # answered already: stopping changes nothing
+        if waiting:
+            with anyio.move_on_after(self.resume_window):
+                for stream in waiting:
+                    await stream.settled.wait()
+            if all(stream.settled.is_set() for stream in waiting):
+                return  # the client came back, or the answers are kept for it
+        request.left = True
+        for call in list(request.calls):
+            call.cancel()
+
+    def _opened(self, session: Session | None, key: str | None) -> None:
+        """Know the session that a request without one opened (or forget what it stored)."""
+        if session is None:
+            return
+        if key is None:
+            if self.events is not None:
+                self.events.drop(session)
+            return
+        self._prune()
+        self.known[key] = session
+
+    def _end(self, key: str) -> None:
+        session = self.known.pop(key, None)
+        if session is not None and self.events is not None:
+            self.events.drop(session)
+
+    def _prune(self) -> None:
+        """Forget the sessions idle for longer than the SDK keeps them (it has ended them)."""
+        if self.idle_timeout is None:
+            return
+        now = time.monotonic()
+        if now - self._pruned < self.idle_timeout / 2:
+            return
+        self._pruned = now
+        for key, session in list(self.known.items()):
+            if not session.in_flight and now - session.last_seen > self.idle_timeout:
+                self._end(key)
+
+
+class _Exchange:
+    """What passes between a client and the SDK in one request, as far as `Sessions` needs it."""
+
+    __slots__ = ("_receive", "_send", "ended", "left", "opened", "status")
+
+    def __init__(self, receive: Any, send: Any) -> None:
+        self._receive = receive
+        self._send = send
+        self.status = 0
+        self.opened: str | None = None
+        """The session id that the answer names (the answer to `initialize`)."""
+        self.ended = False
+        self.left = False
+
+    async def receive(self) -> Any:
+        message = await self._receive()
+        if message["type"] == "http.disconnect":
+            self.left = True
+        return message
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            if self.status < 400:
+                self.opened = _header(message, _SESSION_HEADER)
+        elif message["type"] == "http.response.body" and not message.get(
+            "more_body", False
+        ):
+            self.ended = True
+        await self._send(message)
+
+
+def _until(closing: anyio.Event, receive: Any) -> Any:
+    """`receive`, which reports a disconnect once `closing` is set."""
+
+    async def receiving() -> Any:
+        message: Any = None
+        async with anyio.create_task_group() as group:
+
+            async def take() -> None:
+                nonlocal message
+                message = await receive()
+                group.cancel_scope.cancel()
+
+            async def stop() -> None:
+                await closing.wait()
+                group.cancel_scope.cancel()
+
+            group.start_soon(take)
+            group.start_soon(stop)
+        return message if message is not None else {"type": "http.disconnect"}
+
+    return receiving
+
+
+def _header(scope: Any, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def _negotiated(scope: Any, version: str | None) -> Any:
+    """`scope` with the session's negotiated version as `MCP-Protocol-Version` (see `Sessions`)."""
+    if version is None:
+        return scope
+    given = _header(scope, _VERSION_HEADER)
+    if given == version or (
+        given is not None and given not in HANDSHAKE_PROTOCOL_VERSIONS
+    ):
+        return scope  # the negotiated one, or another generation's: the SDK judges
+    headers = [(k, v) for k, v in scope["headers"] if k != _VERSION_HEADER]
+    headers.append((_VERSION_HEADER, version.encode("latin-1")))
+    return {**scope, "headers": headers}
