@@ -107,12 +107,12 @@ def test_the_check_sees_a_lazy_import_and_the_table() -> None:
     assert "toolkit._toolset" not in graph["toolkit.providers._common"]
     looped = {
         **graph,
-        "toolkit._typing": graph["toolkit._typing"] | {"toolkit._context"},
+        "toolkit._annotations": graph["toolkit._annotations"] | {"toolkit._context"},
     }
     assert _cycle_from("toolkit._context", looped) == [
         "toolkit._context",
         "toolkit._elicit",
-        "toolkit._typing",
+        "toolkit._annotations",
         "toolkit._context",
     ]
 

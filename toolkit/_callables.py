@@ -32,8 +32,8 @@ __all__ = [
     "POSITIONAL_ONLY",
     "VAR_KEYWORD",
     "VAR_POSITIONAL",
+    "CallableInfo",
     "Parameter",
-    "Target",
     "read_parameters",
     "resolve",
     "unbound_method_problem",
@@ -66,7 +66,7 @@ class Parameter:
         self.annotation = annotation
 
 
-class Target:
+class CallableInfo:
     """A callable made ready to become a tool.
 
     Attributes:
@@ -119,7 +119,7 @@ class Target:
         self.class_level = class_level
 
 
-def resolve(target: Any) -> Target:  # one line per kind of callable
+def resolve(target: Any) -> CallableInfo:  # one line per kind of callable
     """Read what `tool(target)` needs to know about `target`.
 
     Raises:
@@ -163,10 +163,10 @@ def unbound_method_problem(target: Any) -> str | None:
     )
 
 
-def _plain_function(func: types.FunctionType) -> Target:
+def _plain_function(func: types.FunctionType) -> CallableInfo:
     """A function outside any class body: the most common tool, read directly."""
     parameters = _parameters(func, func)
-    return Target(
+    return CallableInfo(
         call=func,
         source=func,
         parameters=parameters,
@@ -177,7 +177,7 @@ def _plain_function(func: types.FunctionType) -> Target:
     )
 
 
-def _function(func: types.FunctionType) -> Target:
+def _function(func: types.FunctionType) -> CallableInfo:
     """A function written in a class body: a method, unless it takes no `self`/`cls`."""
     if _first_name(func) in _METHOD_FIRST:
         if not _class_body_running(func):
@@ -187,10 +187,10 @@ def _function(func: types.FunctionType) -> Target:
     return _plain(func, func, name=func.__name__, doc=func.__doc__)
 
 
-def _from_body(func: Any, *, class_level: bool, is_method: bool) -> Target:
+def _from_body(func: Any, *, class_level: bool, is_method: bool) -> CallableInfo:
     """A function written in a class body, bound later (`self`/`cls` left out)."""
     every = _parameters(func, func)
-    return Target(
+    return CallableInfo(
         call=func,
         source=func,
         parameters=every[1:] if is_method else every,
@@ -205,11 +205,11 @@ def _from_body(func: Any, *, class_level: bool, is_method: bool) -> Target:
 
 def _plain(
     call: Callable[..., Any], source: Any, *, name: str | None, doc: str | None
-) -> Target:
+) -> CallableInfo:
     """A callable whose own signature lists exactly what a call passes."""
     parameters = _parameters(call, source)
     every = parameters if source is call else _parameters(source, source)
-    return Target(
+    return CallableInfo(
         call=call,
         source=source,
         parameters=parameters,
@@ -220,14 +220,14 @@ def _plain(
     )
 
 
-def _partial(target: functools.partial[Any]) -> Target:
+def _partial(target: functools.partial[Any]) -> CallableInfo:
     """Bound arguments, positional or by keyword, are not the model's to send."""
     source = _source(target)
     bound = frozenset(target.keywords)
     parameters = [
         item for item in _parameters(target, source) if item.name not in bound
     ]
-    return Target(
+    return CallableInfo(
         call=target,
         source=source,
         parameters=parameters,
@@ -238,7 +238,7 @@ def _partial(target: functools.partial[Any]) -> Target:
     )
 
 
-def _callable_object(target: Any) -> Target:
+def _callable_object(target: Any) -> CallableInfo:
     cls = type(target)
     source = _source(target)
     doc = getattr(source, "__doc__", None) or cls.__dict__.get("__doc__")

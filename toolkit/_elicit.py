@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Final, NoReturn
 
+from ._annotations import Translator, describe
 from ._convert import Converter, Converters
 from ._exceptions import ToolDefinitionError, ToolError
 from ._json import to_jsonable
@@ -35,7 +36,6 @@ from ._nodes import (
     UnionType,
 )
 from ._types import JsonSchema
-from ._typing import Translator, describe
 
 __all__ = ["ElicitForm", "elicit_form"]
 

@@ -1,4 +1,4 @@
-"""The type nodes: what `_typing` turns annotations into, and every back-end reads.
+"""The type nodes: what `_annotations` turns annotations into, and every back-end reads.
 
 A node is a normalised type: a scalar, a literal, an Enum, an array, a
 tuple, a map, a union, an object (TypedDict, dataclass, NamedTuple) or a

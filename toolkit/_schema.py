@@ -55,7 +55,7 @@ _LENGTHS: Final = {
 
 def schema_of(annotation: Any) -> JsonSchema:
     """The JSON Schema of one annotation (`toolkit.json_schema`), JSON-ready and mutable."""
-    from ._typing import Translator
+    from ._annotations import Translator
 
     builder = SchemaBuilder()
     return thaw(builder.finish(builder.schema(Translator().translate(annotation))))  # type: ignore[no-any-return]

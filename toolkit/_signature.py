@@ -15,13 +15,14 @@ import typing
 from collections.abc import Callable
 from typing import Any, Final
 
+from ._annotations import Translator, describe, get_hints
 from ._callables import (
     EMPTY,
     POSITIONAL_ONLY,
     VAR_KEYWORD,
     VAR_POSITIONAL,
+    CallableInfo,
     Parameter,
-    Target,
 )
 from ._defaults import ANNOTATED, Default, read_default
 from ._docstrings import Docstring, DocstringStyle, parse_docstring
@@ -34,7 +35,6 @@ from ._nodes import (
 )
 from ._schema import SchemaBuilder, inline_root
 from ._types import JsonSchema
-from ._typing import Translator, describe, get_hints
 
 __all__ = ["FunctionInfo", "analyze"]
 
@@ -93,7 +93,7 @@ class FunctionInfo:
 
 
 def analyze(
-    target: Target, *, docstring_style: DocstringStyle | None = None
+    target: CallableInfo, *, docstring_style: DocstringStyle | None = None
 ) -> FunctionInfo:
     """Read a callable's signature, annotations and docstring.
 
@@ -111,7 +111,7 @@ def analyze(
 
 
 class _Analysis:
-    def __init__(self, target: Target, *, style: DocstringStyle | None) -> None:
+    def __init__(self, target: CallableInfo, *, style: DocstringStyle | None) -> None:
         self.target = target
         self.func = target.source
         self.style = style

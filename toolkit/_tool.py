@@ -39,7 +39,7 @@ from ._views import model_description
 if TYPE_CHECKING:  # the modules that make and run tools load when first needed
     from typing_extensions import Self, Unpack
 
-    from ._callables import Target
+    from ._callables import CallableInfo
     from ._docstrings import DocstringStyle
 
 __all__ = [
@@ -547,7 +547,7 @@ def _docstring_styles() -> tuple[str, ...]:
 
 def _from_function(
     kind: type[Tool[Any, Any]],
-    target: Target,
+    target: CallableInfo,
     *,
     name: str | None = None,
     description: str | None = None,
@@ -595,7 +595,7 @@ def _too_deep(qualname: str) -> ToolDefinitionError:
     return ToolDefinitionError(msg, function=qualname)
 
 
-def _wrap(made: Tool[Any, Any], target: Target) -> None:
+def _wrap(made: Tool[Any, Any], target: CallableInfo) -> None:
     """Give the tool the function's `__name__`, `__doc__`, `__wrapped__`, ...
 
     A function's own attributes (`__dict__`) are copied as `functools.wraps`

@@ -170,7 +170,7 @@ async def connect(
         import mcp  # noqa: F401  # only to see that it is there
     except ImportError:
         raise ImportError(_INSTALL_HINT) from None
-    spec = _Target.of(target, headers=headers, auth=auth, env=env, cwd=cwd)
+    spec = _ServerAddress.of(target, headers=headers, auth=auth, env=env, cwd=cwd)
     remote = _Remote(spec, host=host, timeout=_check_timeout(timeout))
     try:
         await remote.start()
@@ -212,7 +212,7 @@ def remote_tool_name(name: str, taken: frozenset[str] = frozenset()) -> str:
 # ---------------------------------------------------------------- targets
 
 
-class _Target:
+class _ServerAddress:
     """Where the server is and how to reach it; each connection makes a new transport."""
 
     def __init__(
@@ -243,7 +243,7 @@ class _Target:
         auth: Any,
         env: Mapping[str, str] | None,
         cwd: str | None,
-    ) -> _Target:
+    ) -> _ServerAddress:
         if isinstance(target, str) and target.startswith(("http://", "https://")):
             if env is not None or cwd is not None:
                 msg = (
@@ -393,7 +393,9 @@ class _Link:
 class _Remote:
     """One MCP server: its connection, its tools (the live `ToolSet`) and its calls."""
 
-    def __init__(self, target: _Target, *, host: Any, timeout: float | None) -> None:
+    def __init__(
+        self, target: _ServerAddress, *, host: Any, timeout: float | None
+    ) -> None:
         import anyio
 
         from toolkit._toolset import ToolSet
