@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
@@ -26,6 +26,7 @@ from toolkit import (
     ToolSet,
     tool,
 )
+from toolkit.providers import anthropic, openai
 
 
 def make(name: str, text: str = "ok") -> Tool[Any, Any]:
@@ -892,3 +893,60 @@ def test_a_copy_of_a_tool_changed_leaves_the_original_export_alone() -> None:
     assert (
         ToolSet([other]).export("openai")[0]["function"]["description"] == "The copy."
     )
+
+
+# ------------------------------------------------------------ method tools read from their class
+
+
+class _Calendar:
+    @tool
+    def events(self, day: str) -> str:
+        """List the events of a day."""
+        return f"events of {day}"
+
+
+_UNBOUND = (
+    "_Calendar.events is a method tool read from its class, so no instance would be "
+    "passed as its first parameter and every call would fail. Read it from an "
+    "instance: _Calendar().events (any instance will do)"
+)
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda: ToolSet([_Calendar.events]),
+        lambda: ToolSet().add(_Calendar.events),
+        lambda: ToolSet() | ToolSet([_Calendar.events]),
+        lambda: openai.tools([_Calendar.events]),
+        lambda: openai.tools(_Calendar.events),
+        lambda: anthropic.tools([_Calendar.events]),
+    ],
+    ids=["constructor", "add", "composed", "export-list", "export-tool", "anthropic"],
+)
+def test_a_method_tool_read_from_its_class_is_refused_with_the_fix(
+    use: Callable[[], object],
+) -> None:
+    with pytest.raises(ToolDefinitionError) as raised:
+        use()
+    assert str(raised.value) == _UNBOUND
+    assert raised.value.function == "_Calendar.events"
+
+
+def test_a_method_tool_read_from_an_instance_is_added_and_runs() -> None:
+    tools = ToolSet([_Calendar().events])
+    assert tools.execute("a", "c", "events", {"day": "Monday"}) == ToolResult(
+        "events of Monday"
+    )
+    assert openai.tools(tools)[0]["function"]["name"] == "events"
+
+
+def test_lint_reports_a_method_tool_read_from_its_class() -> None:
+    from toolkit import Finding, lint
+
+    assert lint([_Calendar.events])[0] == Finding(
+        "events", "method-without-instance", _UNBOUND
+    )
+    assert [finding.code for finding in lint([_Calendar().events])] == [
+        "undocumented-parameter"
+    ]

@@ -14,7 +14,7 @@ from typing import Any
 from ._contradictions import contradictions
 from ._exceptions import ToolDefinitionError
 from ._finding import Finding
-from ._tool import Tool, check_name
+from ._tool import Tool, check_name, unbound_method_error
 
 __all__ = ["Finding", "lint"]
 
@@ -59,6 +59,9 @@ def _order(found: list[Tool[Any, Any]]) -> Any:
 
 
 def _lint_tool(item: Tool[Any, Any]) -> Iterator[Finding]:
+    unbound = unbound_method_error(item)
+    if unbound is not None:
+        yield Finding(item.name, "method-without-instance", str(unbound))
     yield from _names(item)
     yield from _descriptions(item)
     yield from _parameters(item)

@@ -51,6 +51,7 @@ __all__ = [
     "check_name",
     "json_schema",
     "tool",
+    "unbound_method_error",
     "valid_name",
 ]
 
@@ -87,6 +88,24 @@ def check_name(name: object, *, function: str | None = None) -> str:
         "Pass name= with such a name"
     )
     raise ToolDefinitionError(msg, function=function)
+
+
+def unbound_method_error(item: Tool[Any, Any]) -> ToolDefinitionError | None:
+    """The error of using a method tool read from its class (`Calendar.events`), else None.
+
+    Such a tool has no instance to pass as `self`: every call would fail,
+    so a set refuses it when it is added and an export when it is asked for.
+    """
+    if not item._runner.is_method:
+        return None
+    shown = str(getattr(item, "__qualname__", item.name))
+    owner, _, method = shown.rpartition(".")
+    msg = (
+        f"{shown} is a method tool read from its class, so no instance would be "
+        f"passed as its first parameter and every call would fail. Read it from an "
+        f"instance: {owner or 'TheClass'}().{method} (any instance will do)"
+    )
+    return ToolDefinitionError(msg, function=shown)
 
 
 def valid_name(name: object) -> TypeGuard[str]:

@@ -37,7 +37,15 @@ from ._middleware import Middleware, check_middleware
 from ._options import DecoratorOptions
 from ._results import ToolCall, ToolResult, Widget
 from ._running import DEFAULT_MAX_THREADS, bounded_pool
-from ._tool import AITool, ErrorFormatter, Tool, ToolDecorator, tool, valid_name
+from ._tool import (
+    AITool,
+    ErrorFormatter,
+    Tool,
+    ToolDecorator,
+    tool,
+    unbound_method_error,
+    valid_name,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -114,13 +122,22 @@ def _unique(tools: Iterable[object]) -> Tools:
         DuplicateToolError: Two different tools share a name.
     """
     found: Tools = {}
-    for item in tools:
-        if not isinstance(item, Tool):
-            raise _not_a_tool(item)
+    for each in tools:
+        item = _usable(each)
         existing = found.setdefault(item.name, item)
         if existing is not item:
             raise duplicate(item, existing)
     return found
+
+
+def _usable(item: object) -> Tool[Any, Any]:
+    """`item`, or what registering it must refuse: not a `Tool`, or a method tool with no instance."""
+    if not isinstance(item, Tool):
+        raise _not_a_tool(item)
+    error = unbound_method_error(item)
+    if error is not None:
+        raise error
+    return item
 
 
 def _not_a_tool(item: object) -> NotAToolError:
@@ -198,8 +215,7 @@ class ToolSet:
             NotAToolError: `item` is not a `Tool` (a `ToolDefinitionError`
                 and a `TypeError`).
         """
-        if not isinstance(item, Tool):
-            raise _not_a_tool(item)
+        _usable(item)
         with self._lock:
             self._own_registry().add(item, replace=replace)
         return item

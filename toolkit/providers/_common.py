@@ -7,7 +7,7 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 from toolkit._results import ToolCall, ToolResult
-from toolkit._tool import Tool
+from toolkit._tool import Tool, unbound_method_error
 
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
@@ -41,14 +41,18 @@ def as_tools(
     set's `export` asks the providers, which stay below it.
     """
     if isinstance(source, Tool):
-        return [source]
-    if getattr(type(source), "_only_tools", False):
-        return list(source)  # a set holds only tools: add checks each
-    found = list(source)
+        found: list[Any] = [source]
+    elif getattr(type(source), "_only_tools", False):
+        return list(source)  # a set holds only usable tools: add checks each
+    else:
+        found = list(source)
     for item in found:
         if not isinstance(item, Tool):
             msg = f"Expected a ToolSet, a Tool or a list of Tools; found {item!r}"
             raise TypeError(msg)
+        error = unbound_method_error(item)
+        if error is not None:
+            raise error
     return found
 
 
