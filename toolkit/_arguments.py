@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._results import Refused, ToolResult, error_text
+from ._results import Refused, ToolResult, error_text, safe_text
 
 if TYPE_CHECKING:
     from ._checker import Check
@@ -138,19 +138,16 @@ def _problem(error: Exception) -> str:
     """Why a value could not be converted.
 
     The reason a converter gives, else the exception that a Python caller's
-    object raised.
+    object raised; its type alone when its text cannot be made.
     """
-    if isinstance(error, (ValueError, TypeError, ArithmeticError)):
-        return _first_line(error)
-    try:
-        return f"{type(error).__name__}: {_first_line(error)}"
-    except Exception:  # an exception whose text cannot be made
+    text = safe_text(error)
+    if text is None:
         return type(error).__name__
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
+    lines = text.strip().splitlines()
+    first = lines[0] if lines else type(error).__name__
+    if isinstance(error, (ValueError, TypeError, ArithmeticError)):
+        return first
+    return f"{type(error).__name__}: {first}"
 
 
 def reject_constant(constant: str) -> Any:

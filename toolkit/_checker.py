@@ -4,7 +4,7 @@
 answer one question, "is this value valid?", without `jsonschema`, for the
 keywords toolkit emits and the common ones a raw schema uses. For a schema
 that needs another keyword (`allOf`, `$id`, ...) it returns None, and
-`jsonschema` decides (`_messages.jsonschema_validator`). The verdicts follow
+`jsonschema` decides (`_invalid.jsonschema_validator`). The verdicts follow
 `jsonschema`'s own rules: a whole float is an integer, booleans are never
 numbers, only lists are arrays and only dicts with string keys are objects,
 `1` equals `1.0` but not `true`. Tests hold them equal to `jsonschema`'s on

@@ -119,7 +119,7 @@ def _crossed_bounds(schema: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 def _empty_choices(schema: dict[str, Any], fits: _Fits) -> Iterator[tuple[str, str]]:
     if "enum" in schema and isinstance(schema["enum"], list):
-        rest = {key: value for key, value in schema.items() if key != "enum"}
+        rest = _without(schema, "enum")
         if not any(fits(value, rest) for value in schema["enum"]):
             yield (
                 "unsatisfiable-parameter",
@@ -127,7 +127,7 @@ def _empty_choices(schema: dict[str, Any], fits: _Fits) -> Iterator[tuple[str, s
                 f"fits the rest of its schema{_declared(schema)}",
             )
     if "const" in schema:
-        rest = {key: value for key, value in schema.items() if key != "const"}
+        rest = _without(schema, "const")
         if not fits(schema["const"], rest):
             yield (
                 "unsatisfiable-parameter",
@@ -138,7 +138,7 @@ def _empty_choices(schema: dict[str, Any], fits: _Fits) -> Iterator[tuple[str, s
 
 def _bad_default(schema: dict[str, Any], fits: _Fits) -> Iterator[tuple[str, str]]:
     default = schema["default"]
-    rest = {key: value for key, value in schema.items() if key != "default"}
+    rest = _without(schema, "default")
     if fits(default, rest):
         return
     if default is None:
@@ -155,6 +155,11 @@ def _bad_default(schema: dict[str, Any], fits: _Fits) -> Iterator[tuple[str, str
         )
 
 
+def _without(schema: dict[str, Any], keyword: str) -> dict[str, Any]:
+    """The schema less one keyword: what the rest of it says of that keyword's value."""
+    return {key: value for key, value in schema.items() if key != keyword}
+
+
 def _declared(schema: dict[str, Any]) -> str:
     declared = schema.get("type")
     return f" (type {declared!r})" if declared is not None else ""
@@ -168,9 +173,9 @@ class _Fits:
     """Whether a value fits a part of one schema, as `jsonschema` decides, `$ref`s resolved against the whole."""
 
     def __init__(self, root: dict[str, Any]) -> None:
-        from jsonschema import Draft202012Validator
+        from ._invalid import jsonschema_validator  # the validator calls are checked by
 
-        self._validator = Draft202012Validator(root)
+        self._validator = jsonschema_validator(root)
 
     def __call__(self, value: Any, schema: dict[str, Any]) -> bool:
         """True also when the schema cannot be judged (a broken `$ref` or pattern): no finding then."""

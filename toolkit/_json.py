@@ -283,17 +283,9 @@ def json_key(value: Any) -> Any:
     return Foreign(value)
 
 
-class _Flag:
-    """`true` or `false` in a hashable form, apart from `1` and `0`."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: bool) -> None:
-        self.value = value
-
-
-_TRUE: Final = _Flag(True)
-_FALSE: Final = _Flag(False)
+# `true` and `false` in a hashable form, apart from `1` and `0`.
+_TRUE: Final = object()
+_FALSE: Final = object()
 
 
 class Foreign:

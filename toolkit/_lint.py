@@ -65,7 +65,7 @@ def _lint_tool(item: Tool[Any, Any]) -> Iterator[Finding]:
     yield from _names(item)
     yield from _descriptions(item)
     yield from _parameters(item)
-    fix = ". Its MCP server has to fix it" if item.remote_name is not None else ""
+    fix = ". Its MCP server has to fix it" if _remote(item) else ""
     yield from contradictions(item.name, item.parameters, fix)
 
 
@@ -79,7 +79,7 @@ def _names(item: Tool[Any, Any]) -> Iterator[Finding]:
 def _descriptions(item: Tool[Any, Any]) -> Iterator[Finding]:
     description = item.description.strip()
     if not description:
-        fix = _REMOTE_FIX if item.remote_name is not None else "Add a docstring"
+        fix = _REMOTE_FIX if _remote(item) else "Add a docstring"
         yield Finding(
             item.name,
             "missing-description",
@@ -96,7 +96,7 @@ def _descriptions(item: Tool[Any, Any]) -> Iterator[Finding]:
 def _parameters(item: Tool[Any, Any]) -> Iterator[Finding]:
     fix = (
         _REMOTE_FIX
-        if item.remote_name is not None
+        if _remote(item)
         else "Document it in the docstring or with Param(description=...)"
     )
     for name, schema in item.parameters.get("properties", {}).items():
@@ -109,3 +109,8 @@ def _parameters(item: Tool[Any, Any]) -> Iterator[Finding]:
 
 
 _REMOTE_FIX = "Its MCP server has to give one"
+
+
+def _remote(item: Tool[Any, Any]) -> bool:
+    """Whether the tool is an MCP server's: its server, not its user, fixes what lint finds."""
+    return item.remote_name is not None
