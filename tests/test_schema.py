@@ -1,4 +1,4 @@
-"""One exact schema per row of the annotation table in README.md (msgspec-style)."""
+"""One exact schema per row of the annotation table in docs/types.md (msgspec-style)."""
 
 from __future__ import annotations
 
