@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable
 from typing import Final, Literal
 
 from ._exceptions import ToolDefinitionError
@@ -197,24 +198,19 @@ def _split_sections(
     lines: list[str], style: DocstringStyle
 ) -> tuple[list[str], list[str]]:
     """Split lines into (described sections, everything else)."""
-    if style == "google":
-        return _split_google(lines)
     if style == "numpy":
         return _split_numpy(lines)
-    return _split_fields(lines, _REST_FIELD if style == "rest" else _EPYDOC_FIELD)
+    starts = {
+        "google": _google_described,
+        "rest": _REST_FIELD.match,
+        "epydoc": _EPYDOC_FIELD.match,
+    }[style]
+    return _split_flush(lines, starts)
 
 
-def _split_google(lines: list[str]) -> tuple[list[str], list[str]]:
-    described: list[str] = []
-    kept: list[str] = []
-    current = kept
-    for line in lines:
-        if line and not line[0].isspace():
-            header = _GOOGLE_HEADER.match(line)
-            is_described = header is not None and header[1] in _GOOGLE_DESCRIBED
-            current = described if is_described else kept
-        current.append(line)
-    return described, kept
+def _google_described(line: str) -> bool:
+    header = _GOOGLE_HEADER.match(line)
+    return header is not None and header[1] in _GOOGLE_DESCRIBED
 
 
 def _split_numpy(lines: list[str]) -> tuple[list[str], list[str]]:
@@ -230,16 +226,20 @@ def _split_numpy(lines: list[str]) -> tuple[list[str], list[str]]:
     return described, kept
 
 
-def _split_fields(
-    lines: list[str], field_start: re.Pattern[str]
+def _split_flush(
+    lines: list[str], starts: Callable[[str], object]
 ) -> tuple[list[str], list[str]]:
-    """ReST and Epydoc: field lines and their indented continuations are described."""
+    """Google, ReST and Epydoc: a flush line starts a part, described when `starts(line)`.
+
+    The part runs on over the indented lines below it (a Google section's
+    entries, a field's continuation lines).
+    """
     described: list[str] = []
     kept: list[str] = []
     current = kept
     for line in lines:
         if line and not line[0].isspace():
-            current = described if field_start.match(line) else kept
+            current = described if starts(line) else kept
         current.append(line)
     return described, kept
 
