@@ -16,7 +16,7 @@ from typing import Any, Final
 from . import _nodes as nodes
 from ._exceptions import ToolDefinitionError
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
-from ._json import to_jsonable
+from ._json import ref_target, to_jsonable
 from ._param import CONSTRAINTS, Param
 from ._scalars import scalar
 from ._types import JsonSchema
@@ -131,23 +131,10 @@ def dangling_refs(schema: Any) -> list[str]:
 
 def _resolves(root: Any, ref: str) -> bool:
     """Whether a local JSON Pointer `$ref` (`#/$defs/X`) names a schema inside `root`."""
-    if not ref.startswith("#"):
+    try:
+        return isinstance(ref_target(root, ref), (dict, bool))
+    except LookupError:
         return False
-    target = root
-    pointer = ref[1:]
-    if "%" in pointer:  # a URI fragment may be percent-encoded
-        import urllib.parse
-
-        pointer = urllib.parse.unquote(pointer)
-    for part in pointer.split("/")[1:]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(target, dict) and key in target:
-            target = target[key]
-        elif isinstance(target, list) and key.isdigit() and int(key) < len(target):
-            target = target[int(key)]
-        else:
-            return False
-    return isinstance(target, (dict, bool))
 
 
 class SchemaBuilder:
