@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, Protocol
 
 from ._exceptions import DuplicateToolError
+from ._types import SUBSCHEMA_KEYWORDS
 from ._words import read_run, runs, words
 
 __all__ = ["SearchIndex", "Searchable", "search"]
@@ -64,21 +65,6 @@ _EXACT_NAME_LEAD: Final = 1.0
 
 # --- the text of a tool -------------------------------------------------------
 
-_NESTED: Final = (
-    "items",
-    "prefixItems",
-    "additionalProperties",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-)
-"""Keywords of a schema whose values are schemas (or lists of schemas) to read further."""
-
 _DEFINITIONS: Final = ("$defs", "definitions", "patternProperties", "dependentSchemas")
 """Keywords of a schema whose values map names to schemas."""
 
@@ -112,7 +98,7 @@ def _read_schema(schema: object, names: list[str], texts: list[str]) -> None:
             if isinstance(properties, Mapping):
                 names.extend(str(name) for name in properties)
                 pending.extend(properties.values())
-            pending.extend(node[key] for key in _NESTED if key in node)
+            pending.extend(node[key] for key in SUBSCHEMA_KEYWORDS if key in node)
             for key in _DEFINITIONS:
                 defined = node.get(key)
                 if isinstance(defined, Mapping):
