@@ -35,11 +35,12 @@ from toolkit._tool import Tool
 from toolkit._types import JsonSchema
 from toolkit._views import kept_view, model_description
 
-from ._common import Source, as_tools, field, handler, items, pair
+from ._common import Source, as_tools, field, handler, items, not_strict, pair
 from ._parts import (
     as_text,
     b64,
     data_url,
+    image_url,
     over_limit,
     parts_of,
 )
@@ -201,12 +202,7 @@ _AUDIO_FORMATS: Final = {
 
 def _media(part: Part) -> dict[str, Any] | None:
     if isinstance(part, Image):
-        url = (
-            part.url
-            if part.url is not None
-            else data_url(part.mime_type, part.data or b"")
-        )
-        return {"type": "image_url", "image_url": {"url": url}}
+        return {"type": "image_url", "image_url": {"url": image_url(part)}}
     if isinstance(part, File) and part.data is not None:
         data = data_url(part.mime_type, part.data)
         return {
@@ -251,12 +247,7 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
                 "long-description",
                 f"the description has {length:,} characters; OpenAI rejects more than {_MAX_DESCRIPTION:,}. Shorten it",
             )
-        for problem in strict_problems(item):
-            yield Finding(
-                item.name,
-                "openai-not-strict",
-                f"cannot be strict for OpenAI, so it is sent with strict: false: {problem}",
-            )
+        yield from not_strict(item, "OpenAI", strict_problems(item))
     if len(tools) > _MAX_TOOLS:
         message = f"{len(tools)} tools in one set; OpenAI accepts at most {_MAX_TOOLS} per request. Split the set or select fewer"
         yield Finding(None, "too-many-tools", message)
