@@ -224,10 +224,11 @@ class _Analysis:
             or type(parameter.default).__name__ == "FieldInfo"
             else None  # the common case, kept to two checks
         )
+        if read is None:  # Python's own default, or none
+            read = Default(annotation)
+            read.value = MISSING if parameter.default is EMPTY else parameter.default
         try:
-            node = self.translator.parameter(
-                annotation if read is None else read.annotation
-            )
+            node = self.translator.parameter(read.annotation)
             if node is None:
                 self.contexts.append(name)
                 return None
@@ -239,17 +240,6 @@ class _Analysis:
             if node.meta and node.meta.description
             else docs.params.get(name)
         )
-        if read is None:  # the common case: Python's own default, or none
-            value = MISSING if parameter.default is EMPTY else parameter.default
-            if value is not MISSING and not fits(value, node):
-                self.problems.append(_default_problem(name, value, annotation))
-            return Field(
-                name=name,
-                node=node,
-                required=value is MISSING,
-                default=value,
-                description=description,
-            )
         return self._field_default(
             read,
             Field(name=name, node=node, required=True, description=description),
@@ -257,7 +247,7 @@ class _Analysis:
         )
 
     def _field_default(self, read: Default, made: Field, annotation: Any) -> Field:
-        """`made` with the default a pydantic `Field` gave it."""
+        """`made` with its default: Python's own, or the one a pydantic `Field` gave it."""
         if read.problem is not None:
             self.problems.append(read.problem)
         elif read.value is not MISSING and not fits(read.value, made.node):
