@@ -15,7 +15,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, Final
 
-from ._annotations import Translator, describe, get_hints
+from ._annotations import Translator, describe, get_hints, remember
 from ._callables import (
     EMPTY,
     POSITIONAL_ONLY,
@@ -322,9 +322,7 @@ def _is_settled(annotation: Any) -> bool:
     except TypeError:  # unhashable metadata
         return _check_settled(annotation)
     if known is None:
-        if len(_SETTLED) >= 4096:
-            _SETTLED.clear()
-        known = _SETTLED[annotation] = _check_settled(annotation)
+        known = remember(_SETTLED, annotation, _check_settled(annotation))
     return known
 
 
