@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Final, Literal
 
 from ._exceptions import ToolDefinitionError
+from ._record import Record
 
 __all__ = ["DOCSTRING_STYLES", "Docstring", "DocstringStyle", "parse_docstring"]
 
@@ -86,7 +87,7 @@ _EPYDOC_HINT: Final = re.compile(
 )
 
 
-class Docstring:
+class Docstring(Record):
     """What a docstring says about a function or a class.
 
     Attributes:
@@ -96,7 +97,11 @@ class Docstring:
         returns: The text of the Returns section, if any.
     """
 
+    __match_args__ = ("description", "params", "returns")
     __slots__ = ("description", "params", "returns")
+    description: str
+    params: dict[str, str]
+    returns: str | None
 
     def __init__(
         self,
@@ -105,23 +110,9 @@ class Docstring:
         params: dict[str, str] | None = None,
         returns: str | None = None,
     ) -> None:
-        self.description = description
-        self.params = {} if params is None else params
-        self.returns = returns
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Docstring):
-            return NotImplemented
-        return (self.description, self.params, self.returns) == (
-            other.description,
-            other.params,
-            other.returns,
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
-
-    def __repr__(self) -> str:
-        return f"Docstring(description={self.description!r}, params={self.params!r}, returns={self.returns!r})"
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "params", {} if params is None else params)
+        object.__setattr__(self, "returns", returns)
 
 
 _EMPTY: Final = Docstring()
@@ -200,12 +191,12 @@ def _split_sections(
     """Split lines into (described sections, everything else)."""
     if style == "numpy":
         return _split_numpy(lines)
-    starts = {
+    starts: dict[str, Callable[[str], object]] = {
         "google": _google_described,
         "rest": _REST_FIELD.match,
         "epydoc": _EPYDOC_FIELD.match,
-    }[style]
-    return _split_flush(lines, starts)
+    }
+    return _split_flush(lines, starts[style])
 
 
 def _google_described(line: str) -> bool:
