@@ -88,11 +88,9 @@ async def aexecute(
     host: object = None,
 ) -> ToolResult:
     """`ToolSet.aexecute`: one call by tool name, from async code."""
-    if host is not None:
-        with hosted(host, on_loop=True):
-            return await aexecute(toolset, agent_id, call_id, name, args, deps=deps)
     call = ToolCall(call_id, name, args)
-    return await _started(toolset, agent_id, call, _tool_of(toolset, call), deps)
+    with hosted(host, on_loop=True):
+        return await _started(toolset, agent_id, call, _tool_of(toolset, call), deps)
 
 
 def execute(
