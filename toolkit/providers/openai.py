@@ -33,7 +33,7 @@ from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
-from toolkit._views import kept_view, model_description
+from toolkit._views import kept_view, named
 
 from ._common import Source, as_tools, field, handler, items, not_strict, pair
 from ._parts import (
@@ -73,15 +73,7 @@ def function_definition(
         view = openai_strict(item.parameters)
         if view.schema is not None:
             parameters, is_strict = view.schema, True
-    description = model_description(item)
-    if description:
-        return FrozenDict(
-            name=item.name,
-            description=description,
-            parameters=parameters,
-            strict=is_strict,
-        )
-    return FrozenDict(name=item.name, parameters=parameters, strict=is_strict)
+    return FrozenDict(named(item), parameters=parameters, strict=is_strict)
 
 
 def strict_problems(item: Tool[Any, Any]) -> tuple[str, ...]:
