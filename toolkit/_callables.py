@@ -132,7 +132,7 @@ def resolve(target: Any) -> CallableInfo:  # one line per kind of callable
     if isinstance(target, staticmethod):
         return _from_body(target.__func__, class_level=True, is_method=False)
     if type(target) is types.FunctionType:
-        return _function(target) if _in_class(target) else _plain_function(target)
+        return _function(target)
     if isinstance(target, type):
         return _plain(target, target, name=target.__name__, doc=target.__doc__)
     if isinstance(target, types.MethodType):
@@ -163,23 +163,9 @@ def unbound_method_problem(target: Any) -> str | None:
     )
 
 
-def _plain_function(func: types.FunctionType) -> CallableInfo:
-    """A function outside any class body: the most common tool, read directly."""
-    parameters = _parameters(func, func)
-    return CallableInfo(
-        call=func,
-        source=func,
-        parameters=parameters,
-        every={item.name for item in parameters},
-        name=func.__name__,
-        qualname=func.__qualname__,
-        doc=func.__doc__,
-    )
-
-
 def _function(func: types.FunctionType) -> CallableInfo:
-    """A function written in a class body: a method, unless it takes no `self`/`cls`."""
-    if _first_name(func) in _METHOD_FIRST:
+    """A function: a method when written in a class body with `self`/`cls` first."""
+    if _in_class(func) and _first_name(func) in _METHOD_FIRST:
         if not _class_body_running(func):
             msg = f"Cannot make a tool of {func.__qualname__}: {unbound_method_problem(func)}"
             raise ToolDefinitionError(msg, function=func.__qualname__)
