@@ -175,18 +175,11 @@ def _function(func: types.FunctionType) -> CallableInfo:
 
 def _from_body(func: Any, *, class_level: bool, is_method: bool) -> CallableInfo:
     """A function written in a class body, bound later (`self`/`cls` left out)."""
-    every = _parameters(func, func)
-    return CallableInfo(
-        call=func,
-        source=func,
-        parameters=every[1:] if is_method else every,
-        every={item.name for item in every},
-        name=getattr(func, "__name__", None),
-        qualname=_qualname(func),
-        doc=getattr(func, "__doc__", None),
-        is_method=is_method,
-        class_level=class_level,
-    )
+    made = _plain(func, func, name=None, doc=None)
+    if is_method:
+        made.parameters = made.parameters[1:]
+    made.is_method, made.class_level = is_method, class_level
+    return made
 
 
 def _plain(
@@ -208,20 +201,10 @@ def _plain(
 
 def _partial(target: functools.partial[Any]) -> CallableInfo:
     """Bound arguments, positional or by keyword, are not the model's to send."""
-    source = _source(target)
+    made = _plain(target, _source(target), name=None, doc=None)
     bound = frozenset(target.keywords)
-    parameters = [
-        item for item in _parameters(target, source) if item.name not in bound
-    ]
-    return CallableInfo(
-        call=target,
-        source=source,
-        parameters=parameters,
-        every={item.name for item in _parameters(source, source)},
-        name=getattr(source, "__name__", None),
-        qualname=_qualname(source),
-        doc=getattr(source, "__doc__", None),
-    )
+    made.parameters = [item for item in made.parameters if item.name not in bound]
+    return made
 
 
 def _callable_object(target: Any) -> CallableInfo:
