@@ -46,10 +46,17 @@ _NUMERIC: Final = (
     ("lt", "exclusiveMaximum"),
     ("multiple_of", "multipleOf"),
 )
-_LENGTHS: Final = {
-    "string": ("minLength", "maxLength"),
-    "array": ("minItems", "maxItems"),
-    "object": ("minProperties", "maxProperties"),
+_CONSTRAINED: Final = {  # JSON type -> (`Param` constraint, its keyword) of that type
+    "integer": _NUMERIC,
+    "number": _NUMERIC,
+    "string": (
+        ("min_length", "minLength"),
+        ("max_length", "maxLength"),
+        ("pattern", "pattern"),
+        ("format", "format"),
+    ),
+    "array": (("min_length", "minItems"), ("max_length", "maxItems")),
+    "object": (("min_length", "minProperties"), ("max_length", "maxProperties")),
 }
 
 
@@ -422,24 +429,11 @@ def _constrained(
 
 def _apply(target: JsonSchema, wanted: dict[str, Any]) -> set[str]:
     """Set on `target` (a dict of our own) the constraints that fit its type; return their names."""
-    kind = target["type"]
     used: set[str] = set()
-    if kind in ("integer", "number"):
-        for name, keyword in _NUMERIC:
-            if name in wanted:
-                target[keyword] = wanted[name]
-                used.add(name)
-    if kind in _LENGTHS:
-        low, high = _LENGTHS[kind]
-        for name, keyword in (("min_length", low), ("max_length", high)):
-            if name in wanted:
-                target[keyword] = wanted[name]
-                used.add(name)
-    if kind == "string":
-        for name in ("pattern", "format"):
-            if name in wanted:
-                target[name] = wanted[name]
-                used.add(name)
+    for name, keyword in _CONSTRAINED.get(target["type"], ()):
+        if name in wanted:
+            target[keyword] = wanted[name]
+            used.add(name)
     return used
 
 
