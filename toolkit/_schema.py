@@ -27,6 +27,7 @@ __all__ = [
     "dangling_refs",
     "inline_root",
     "property_schema",
+    "referred_defs",
     "schema_of",
 ]
 
@@ -91,13 +92,13 @@ def inline_root(schema: JsonSchema) -> JsonSchema:
     root.update(
         (key, value) for key, value in schema.items() if key not in ("$ref", "$defs")
     )
-    used = _reachable(root, defs)
+    used = referred_defs(root, defs)
     if used:
         root["$defs"] = FrozenDict({name: defs[name] for name in defs if name in used})
     return FrozenDict(root)
 
 
-def _reachable(schema: JsonSchema, defs: dict[str, Any]) -> set[str]:
+def referred_defs(schema: Any, defs: dict[str, Any]) -> set[str]:
     """The names of the definitions that `schema` refers to, directly or through others."""
     found: set[str] = set()
     pending: list[Any] = [schema]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolkit._frozen import freeze
-from toolkit._schema import inline_root
+from toolkit._schema import inline_root, referred_defs
 from toolkit._types import JsonSchema
 
 __all__ = [
@@ -313,36 +313,12 @@ STRICT_KEEP: Final = frozenset(
 )
 
 
-def _refs(schema: Any) -> list[str]:
-    if isinstance(schema, dict):
-        found = (
-            [schema["$ref"].rsplit("/", 1)[-1]]
-            if isinstance(schema.get("$ref"), str)
-            else []
-        )
-        return found + [
-            ref
-            for key, value in schema.items()
-            if key != "$defs"
-            for ref in _refs(value)
-        ]
-    if isinstance(schema, list):
-        return [ref for item in schema for ref in _refs(item)]
-    return []
-
-
 def ref_cycle(schema: JsonSchema) -> str | None:
     """The name of a definition that refers back to itself, directly or not."""
-    graph = {name: _refs(item) for name, item in schema.get("$defs", {}).items()}
-    for start in graph:
-        seen, stack = set(), list(graph[start])
-        while stack:
-            name = stack.pop()
-            if name == start:
-                return str(start)
-            if name not in seen:
-                seen.add(name)
-                stack.extend(graph.get(name, ()))
+    defs = schema.get("$defs", {})
+    for name, item in defs.items():
+        if name in referred_defs(item, defs):
+            return str(name)
     return None
 
 
