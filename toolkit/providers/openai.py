@@ -88,23 +88,20 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
         source: A `ToolSet`, a `Tool` or a list of tools.
         strict: Export in the Structured Outputs subset where a tool allows it.
     """
-    if strict:
-        return FrozenList(
-            [
-                FrozenDict(
-                    type="function", function=function_definition(item, strict=True)
-                )
-                for item in as_tools(source)
-            ]
-        )
+    kind = "openai-strict" if strict else "openai"
     return FrozenList(
-        [kept_view(item, "openai", _envelope) for item in as_tools(source)]
+        [
+            kept_view(item, kind, lambda it: _envelope(it, strict=strict))
+            for item in as_tools(source)
+        ]
     )
 
 
-def _envelope(item: Tool[Any, Any]) -> FrozenDict:
-    """The non-strict `{"type": "function", "function": {...}}` of one tool."""
-    return FrozenDict(type="function", function=function_definition(item))
+def _envelope(item: Tool[Any, Any], *, strict: bool) -> FrozenDict:
+    """The `{"type": "function", "function": {...}}` of one tool."""
+    return FrozenDict(
+        type="function", function=function_definition(item, strict=strict)
+    )
 
 
 def parse_calls(message: Any) -> list[ToolCall]:
