@@ -24,7 +24,7 @@ from ._callables import (
     CallableInfo,
     Parameter,
 )
-from ._defaults import ANNOTATED, Default, read_default
+from ._defaults import Default, read_default
 from ._docstrings import Docstring, DocstringStyle, parse_docstring
 from ._exceptions import ToolDefinitionError
 from ._fit import fits
@@ -218,12 +218,7 @@ class _Analysis:
             )
             return None
         annotation = hints.get(name, Any)
-        read = (
-            read_default(name, parameter.default, annotation, empty=EMPTY)
-            if type(annotation) is ANNOTATED
-            or type(parameter.default).__name__ == "FieldInfo"
-            else None  # the common case, kept to two checks
-        )
+        read = read_default(name, parameter.default, annotation, empty=EMPTY)
         if read is None:  # Python's own default, or none
             read = Default(annotation)
             read.value = MISSING if parameter.default is EMPTY else parameter.default
