@@ -31,7 +31,6 @@ __all__ = [
     "TooDeepError",
     "Translator",
     "describe",
-    "is_context",
     "is_context_type",
     "is_model_class",
     "unwrap",
@@ -132,19 +131,14 @@ def get_hints(obj: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- predicates
 
 
-def is_context(annotation: Any) -> bool:
-    """Whether `annotation` is `Context`, `Context[...]` or `Context | None`."""
-    return is_context_type(unwrap(annotation)[0])
-
-
 def is_context_type(tp: Any) -> bool:
-    """`is_context` for a type `unwrap` already returned."""
+    """Whether a type that `unwrap` returned is `Context`, `Context[...]` or `Context | None`."""
     origin = typing.get_origin(tp)
     if is_context_class(tp) or is_context_class(origin):
         return True
     if origin in _UNIONS:
         members = [arg for arg in typing.get_args(tp) if arg is not _NONE_TYPE]
-        return len(members) == 1 and is_context(members[0])
+        return len(members) == 1 and is_context_type(unwrap(members[0])[0])
     return False
 
 
