@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit import AITool, DuplicateToolError, Tool, ToolResult, ToolSet, tool
-from toolkit._search import SearchIndex, search
+from toolkit._search import SearchIndex, _read, search
 from toolkit._words import stem, terms, words
 
 
@@ -363,7 +363,7 @@ def test_any_query_gives_at_most_k_distinct_names_best_first(
 
 def _every_score(index: SearchIndex, query: str) -> dict[str, float]:
     """Every tool's score for `query`, summed over all of each term's shares."""
-    _, query_terms = index._read(query)
+    _, query_terms = _read(query, index._runs, keep=False)
     scores: dict[str, float] = {}
     for term in dict.fromkeys(query_terms):
         for position, share in index._postings.get(term, {}).items():
@@ -407,7 +407,7 @@ def _common_and_rare(tools: int, rare: int) -> SearchIndex:
 
 def test_a_query_scores_only_the_tools_that_hold_its_words() -> None:
     index = _common_and_rare(2000, rare=7)
-    _, query_terms = index._read("unusual")
+    _, query_terms = _read("unusual", index._runs, keep=False)
     assert len(index._scores(query_terms, 5)) == 7
 
 
@@ -430,9 +430,9 @@ def test_a_common_word_is_not_scored_across_the_catalog_once_the_best_are_known(
 ):
     """With k=5 and ten tools holding the rare word, "common" adds only to those ten."""
     index = _common_and_rare(2000, rare=10)
-    _, query_terms = index._read("unusual common")
+    _, query_terms = _read("unusual common", index._runs, keep=False)
     assert len(index._scores(query_terms, 5)) == 10
     assert names(index.search("unusual common")) == [f"tool_{n}" for n in range(5)]
     # Asked for more than hold the rare word, the common word must be scored everywhere.
-    _, query_terms = index._read("unusual common")
+    _, query_terms = _read("unusual common", index._runs, keep=False)
     assert len(index._scores(query_terms, 11)) == 2000

@@ -17,7 +17,7 @@ import enum
 import sys
 import types
 import typing
-from typing import Any, Final, Literal, Union
+from typing import Any, Final, Literal, TypeVar, Union
 
 from . import _nodes as nodes
 from ._docstrings import parse_docstring
@@ -31,12 +31,13 @@ __all__ = [
     "TooDeepError",
     "Translator",
     "describe",
-    "is_context",
     "is_context_type",
     "is_model_class",
     "unwrap",
 ]
 
+
+T = TypeVar("T")
 
 _NONE_TYPE: Final = type(None)
 
@@ -130,19 +131,14 @@ def get_hints(obj: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- predicates
 
 
-def is_context(annotation: Any) -> bool:
-    """Whether `annotation` is `Context`, `Context[...]` or `Context | None`."""
-    return is_context_type(unwrap(annotation)[0])
-
-
 def is_context_type(tp: Any) -> bool:
-    """`is_context` for a type `unwrap` already returned."""
+    """Whether a type that `unwrap` returned is `Context`, `Context[...]` or `Context | None`."""
     origin = typing.get_origin(tp)
     if is_context_class(tp) or is_context_class(origin):
         return True
     if origin in _UNIONS:
         members = [arg for arg in typing.get_args(tp) if arg is not _NONE_TYPE]
-        return len(members) == 1 and is_context(members[0])
+        return len(members) == 1 and is_context_type(unwrap(members[0])[0])
     return False
 
 
@@ -256,9 +252,7 @@ def unwrap(annotation: Any) -> tuple[Any, Param | None]:
     except TypeError:  # unhashable metadata
         return _unwrap(annotation)
     if found is None:
-        if len(_UNWRAPPED) >= _CACHE_SIZE:
-            _UNWRAPPED.clear()
-        found = _UNWRAPPED[key] = _unwrap(annotation)
+        found = remember(_UNWRAPPED, key, _unwrap(annotation))
     return found
 
 
@@ -322,6 +316,14 @@ _UNWRAPPED: dict[Any, tuple[Any, Param | None]] = {}
 _PARAMETERS: dict[Any, Any] = {}  # a node, or None for a Context parameter
 
 
+def remember(cache: dict[Any, T], key: Any, value: T) -> T:
+    """Keep `value` in a bounded cache (emptied when full: programs use few annotations)."""
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 class TooDeepError(ToolDefinitionError):
     """An annotation nests more than `MAX_DEPTH` levels of types.
 
@@ -356,7 +358,10 @@ class Translator:
             ToolDefinitionError: The annotation (or a type inside it) is not
                 supported, or nests more than `MAX_DEPTH` levels of types.
         """
-        tp, meta = unwrap(annotation)
+        return self._unwrapped(*unwrap(annotation))
+
+    def _unwrapped(self, tp: Any, meta: Param | None) -> nodes.TypeNode:
+        """The node of a type that `unwrap` returned; a `TooDeepError` names it on its way out."""
         try:
             return self.node(tp, meta)
         except TooDeepError as error:
@@ -383,18 +388,9 @@ class Translator:
         except TypeError:  # unhashable metadata
             key = None
         tp, meta = unwrap(annotation)
-        if is_context_type(tp):
-            node = None
-        else:
-            try:
-                node = self.node(tp, meta)
-            except TooDeepError as error:
-                error.path.append(_short_name(tp))
-                raise
+        node = None if is_context_type(tp) else self._unwrapped(tp, meta)
         if not self._building and key is not None:
-            if len(_PARAMETERS) >= _CACHE_SIZE:
-                _PARAMETERS.clear()
-            _PARAMETERS[key] = node
+            remember(_PARAMETERS, key, node)
         return node
 
     def node(self, tp: Any, meta: Param | None) -> nodes.TypeNode:
@@ -415,9 +411,7 @@ class Translator:
             return self._deep_enough(cached)
         node = self._deep_enough(self._build(tp, meta))
         if not self._building:  # nothing half-built can reach the cache
-            if len(_TRANSLATED) >= _CACHE_SIZE:
-                _TRANSLATED.clear()
-            _TRANSLATED[key] = node
+            remember(_TRANSLATED, key, node)
         return node
 
     def _deep_enough(self, node: nodes.TypeNode) -> nodes.TypeNode:

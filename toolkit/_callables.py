@@ -132,7 +132,7 @@ def resolve(target: Any) -> CallableInfo:  # one line per kind of callable
     if isinstance(target, staticmethod):
         return _from_body(target.__func__, class_level=True, is_method=False)
     if type(target) is types.FunctionType:
-        return _function(target) if _in_class(target) else _plain_function(target)
+        return _function(target)
     if isinstance(target, type):
         return _plain(target, target, name=target.__name__, doc=target.__doc__)
     if isinstance(target, types.MethodType):
@@ -163,23 +163,9 @@ def unbound_method_problem(target: Any) -> str | None:
     )
 
 
-def _plain_function(func: types.FunctionType) -> CallableInfo:
-    """A function outside any class body: the most common tool, read directly."""
-    parameters = _parameters(func, func)
-    return CallableInfo(
-        call=func,
-        source=func,
-        parameters=parameters,
-        every={item.name for item in parameters},
-        name=func.__name__,
-        qualname=func.__qualname__,
-        doc=func.__doc__,
-    )
-
-
 def _function(func: types.FunctionType) -> CallableInfo:
-    """A function written in a class body: a method, unless it takes no `self`/`cls`."""
-    if _first_name(func) in _METHOD_FIRST:
+    """A function: a method when written in a class body with `self`/`cls` first."""
+    if _in_class(func) and _first_name(func) in _METHOD_FIRST:
         if not _class_body_running(func):
             msg = f"Cannot make a tool of {func.__qualname__}: {unbound_method_problem(func)}"
             raise ToolDefinitionError(msg, function=func.__qualname__)
@@ -189,18 +175,11 @@ def _function(func: types.FunctionType) -> CallableInfo:
 
 def _from_body(func: Any, *, class_level: bool, is_method: bool) -> CallableInfo:
     """A function written in a class body, bound later (`self`/`cls` left out)."""
-    every = _parameters(func, func)
-    return CallableInfo(
-        call=func,
-        source=func,
-        parameters=every[1:] if is_method else every,
-        every={item.name for item in every},
-        name=getattr(func, "__name__", None),
-        qualname=_qualname(func),
-        doc=getattr(func, "__doc__", None),
-        is_method=is_method,
-        class_level=class_level,
-    )
+    made = _plain(func, func, name=None, doc=None)
+    if is_method:
+        made.parameters = made.parameters[1:]
+    made.is_method, made.class_level = is_method, class_level
+    return made
 
 
 def _plain(
@@ -222,20 +201,10 @@ def _plain(
 
 def _partial(target: functools.partial[Any]) -> CallableInfo:
     """Bound arguments, positional or by keyword, are not the model's to send."""
-    source = _source(target)
+    made = _plain(target, _source(target), name=None, doc=None)
     bound = frozenset(target.keywords)
-    parameters = [
-        item for item in _parameters(target, source) if item.name not in bound
-    ]
-    return CallableInfo(
-        call=target,
-        source=source,
-        parameters=parameters,
-        every={item.name for item in _parameters(source, source)},
-        name=getattr(source, "__name__", None),
-        qualname=_qualname(source),
-        doc=getattr(source, "__doc__", None),
-    )
+    made.parameters = [item for item in made.parameters if item.name not in bound]
+    return made
 
 
 def _callable_object(target: Any) -> CallableInfo:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence, Sized
 from typing import Any, Final, cast
 
 from ._formats import FORMAT_CHECKS
-from ._json import json_equal, json_key
+from ._json import json_equal, json_key, ref_target
 from ._types import JsonSchema
 
 __all__ = [
@@ -196,11 +196,14 @@ class _Compiler:
             yield _any_of([self.compile(branch) for branch in schema["anyOf"]])
 
     def _ref(self, ref: str) -> Check:
-        if self.root is None or not ref.startswith("#"):
+        if self.root is None:
             raise _Unsupported
         if ref in self.refs:
             return self.refs[ref]
-        target = _resolve(self.root, ref)
+        try:
+            target = ref_target(self.root, ref)
+        except LookupError:
+            raise _Unsupported from None
         slot: list[Check] = []  # filled below, once the target is compiled
         self.refs[ref] = lambda value: slot[0](value)
         slot.append(self.compile(target))
@@ -287,19 +290,6 @@ def _enum_check(members: list[Any]) -> Check:
 
 
 _CONTAINERS: Final = (list, tuple, dict)
-
-
-def _resolve(root: Any, ref: str) -> Any:
-    target = root
-    for part in ref.lstrip("#").split("/")[1:]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(target, list) and key.isdigit():
-            target = target[int(key)]
-        elif isinstance(target, dict) and key in target:
-            target = target[key]
-        else:
-            raise _Unsupported
-    return target
 
 
 def _number_checks(schema: JsonSchema) -> Iterator[Check]:

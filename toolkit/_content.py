@@ -110,8 +110,21 @@ def _check_url(kind: str, url: object) -> str:
     return url
 
 
+def _data_or_url(part: Any, kind: str, data: object, url: object) -> None:
+    """Set the `data` and `url` of an Image or a File: exactly one of them is given."""
+    if (data is None) == (url is None):
+        msg = f"{kind} needs either data (bytes) or url, not both or neither"
+        raise ContentError(msg)
+    _set(part, "data", None if data is None else _check_bytes(kind, data))
+    _set(part, "url", None if url is None else _check_url(kind, url))
+
+
 def _size(data: bytes | None) -> str:
     return "None" if data is None else f"<{len(data):,} bytes>"
+
+
+def _where(part: Image | File) -> str:
+    return f"url={part.url!r}" if part.url is not None else f"data={_size(part.data)}"
 
 
 class Text(TextRecord):
@@ -148,11 +161,7 @@ class Image(Record):
     def __init__(
         self, *, data: bytes | None = None, url: str | None = None, mime_type: str
     ) -> None:
-        if (data is None) == (url is None):
-            msg = "Image needs either data (bytes) or url, not both or neither"
-            raise ContentError(msg)
-        _set(self, "data", None if data is None else _check_bytes("Image", data))
-        _set(self, "url", None if url is None else _check_url("Image", url))
+        _data_or_url(self, "Image", data, url)
         _set(self, "mime_type", mime_type)
 
     @classmethod
@@ -190,10 +199,7 @@ class Image(Record):
         return cls(url=url, mime_type=mime_type or _guess(url) or "image/*")
 
     def __repr__(self) -> str:
-        where = (
-            f"url={self.url!r}" if self.url is not None else f"data={_size(self.data)}"
-        )
-        return f"Image({where}, mime_type={self.mime_type!r})"
+        return f"Image({_where(self)}, mime_type={self.mime_type!r})"
 
 
 class Audio(Record):
@@ -269,11 +275,7 @@ class File(Record):
         mime_type: str,
         name: str | None = None,
     ) -> None:
-        if (data is None) == (url is None):
-            msg = "File needs either data (bytes) or url, not both or neither"
-            raise ContentError(msg)
-        _set(self, "data", None if data is None else _check_bytes("File", data))
-        _set(self, "url", None if url is None else _check_url("File", url))
+        _data_or_url(self, "File", data, url)
         _set(self, "mime_type", mime_type)
         _set(self, "name", name)
 
@@ -305,10 +307,7 @@ class File(Record):
         return cls(url=url, mime_type=guessed, name=name)
 
     def __repr__(self) -> str:
-        where = (
-            f"url={self.url!r}" if self.url is not None else f"data={_size(self.data)}"
-        )
-        return f"File({where}, mime_type={self.mime_type!r}, name={self.name!r})"
+        return f"File({_where(self)}, mime_type={self.mime_type!r}, name={self.name!r})"
 
 
 def _file_type(data: bytes, name: str | None) -> str:

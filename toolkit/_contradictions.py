@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any, Final, TypeGuard
 
 from ._finding import Finding
+from ._types import SUBSCHEMA_KEYWORDS
 
 __all__ = ["contradictions"]
 
@@ -31,9 +32,8 @@ _BOUNDS: Final = (
     ("minProperties", "maxProperties"),
     ("minContains", "maxContains"),
 )
-_SUBSCHEMA_LISTS: Final = ("anyOf", "oneOf", "allOf", "prefixItems")
-# Not `not` or `if`: a part there that accepts no value is no contradiction.
-_SUBSCHEMAS: Final = ("items", "additionalProperties", "then", "else")
+_NOT_APPLIED: Final = frozenset({"not", "if", "contains"})
+"""Subschemas that need not accept a value: a part there that accepts none is no contradiction."""
 
 
 def contradictions(tool_name: str, parameters: Any, fix: str) -> Iterator[Finding]:
@@ -69,13 +69,12 @@ def _children(schema: dict[str, Any], path: str) -> Iterator[tuple[str, Any]]:
         if isinstance(named, dict):
             for name, sub in named.items():
                 yield (f"{prefix}.{name}" if prefix else str(name)), sub
-    for key in _SUBSCHEMAS:
-        yield path, schema.get(key)
-    for key in _SUBSCHEMA_LISTS:
-        members = schema.get(key)
-        if isinstance(members, list):
-            for sub in members:
-                yield path, sub
+    for key in SUBSCHEMA_KEYWORDS:
+        if key in _NOT_APPLIED:
+            continue
+        sub = schema.get(key)
+        for each in sub if isinstance(sub, list) else [sub]:
+            yield path, each
 
 
 def _problems(schema: dict[str, Any], fits: _Fits) -> Iterator[tuple[str, str]]:

@@ -208,28 +208,28 @@ def schema_null_stripper(
     A strict export makes every optional property nullable; `null` then
     means "not given".
     """
-    from ._checker import compile_check
+    from ._checker import property_checks
 
     required = set(parameters.get("required", ()))
-    defs = {"$defs": parameters["$defs"]} if "$defs" in parameters else {}
-    droppable = []
-    for name, schema in parameters.get("properties", {}).items():
-        check = compile_check({**schema, **defs}) if isinstance(schema, dict) else None
-        if name not in required and check is not None and not check(None):
-            droppable.append(name)
+    droppable = frozenset(
+        name
+        for name, check in property_checks(parameters).items()
+        if name not in required and not check(None)
+    )
     if not droppable:
         return None
+    return lambda args: _without_nulls(args, droppable)
 
-    def strip(args: dict[str, Any]) -> dict[str, Any]:
-        if any(args.get(name, 0) is None for name in droppable):
-            return {
-                key: value
-                for key, value in args.items()
-                if not (value is None and key in droppable)
-            }
-        return args
 
-    return strip
+def _without_nulls(value: dict[str, Any], droppable: frozenset[str]) -> dict[str, Any]:
+    """`value` less the `null`s of the `droppable` keys (the same dict when it has none)."""
+    if any(value.get(name, 0) is None for name in droppable):
+        return {
+            name: item
+            for name, item in value.items()
+            if not (item is None and name in droppable)
+        }
+    return value
 
 
 class _Strippers:
@@ -255,12 +255,8 @@ class _Strippers:
         def strip(value: dict[str, Any]) -> dict[str, Any]:
             if not isinstance(value, dict):
                 return value
-            if droppable and any(value.get(name, 0) is None for name in droppable):
-                value = {
-                    name: item
-                    for name, item in value.items()
-                    if not (item is None and name in droppable)
-                }
+            if droppable:
+                value = _without_nulls(value, droppable)
             for name, stripper in nested:
                 if name in value:
                     value = {**value, name: stripper(value[name])}

@@ -21,7 +21,7 @@ from ._log import log_failure
 from ._nodes import MISSING
 from ._results import Refused, ToolResult, error_text
 
-__all__ = ["ANNOTATED", "Default", "default_for_call", "fresh", "read_default"]
+__all__ = ["Default", "default_for_call", "fresh", "read_default"]
 
 _IMMUTABLE: Final = (str, int, float, bool, type(None), bytes, frozenset)
 ANNOTATED: Final = type(Annotated[int, ""])

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable
 from typing import Final, Literal
 
 from ._exceptions import ToolDefinitionError
+from ._record import Record
 
 __all__ = ["DOCSTRING_STYLES", "Docstring", "DocstringStyle", "parse_docstring"]
 
@@ -85,7 +87,7 @@ _EPYDOC_HINT: Final = re.compile(
 )
 
 
-class Docstring:
+class Docstring(Record):
     """What a docstring says about a function or a class.
 
     Attributes:
@@ -95,7 +97,11 @@ class Docstring:
         returns: The text of the Returns section, if any.
     """
 
+    __match_args__ = ("description", "params", "returns")
     __slots__ = ("description", "params", "returns")
+    description: str
+    params: dict[str, str]
+    returns: str | None
 
     def __init__(
         self,
@@ -104,23 +110,9 @@ class Docstring:
         params: dict[str, str] | None = None,
         returns: str | None = None,
     ) -> None:
-        self.description = description
-        self.params = {} if params is None else params
-        self.returns = returns
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Docstring):
-            return NotImplemented
-        return (self.description, self.params, self.returns) == (
-            other.description,
-            other.params,
-            other.returns,
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
-
-    def __repr__(self) -> str:
-        return f"Docstring(description={self.description!r}, params={self.params!r}, returns={self.returns!r})"
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "params", {} if params is None else params)
+        object.__setattr__(self, "returns", returns)
 
 
 _EMPTY: Final = Docstring()
@@ -197,24 +189,19 @@ def _split_sections(
     lines: list[str], style: DocstringStyle
 ) -> tuple[list[str], list[str]]:
     """Split lines into (described sections, everything else)."""
-    if style == "google":
-        return _split_google(lines)
     if style == "numpy":
         return _split_numpy(lines)
-    return _split_fields(lines, _REST_FIELD if style == "rest" else _EPYDOC_FIELD)
+    starts: dict[str, Callable[[str], object]] = {
+        "google": _google_described,
+        "rest": _REST_FIELD.match,
+        "epydoc": _EPYDOC_FIELD.match,
+    }
+    return _split_flush(lines, starts[style])
 
 
-def _split_google(lines: list[str]) -> tuple[list[str], list[str]]:
-    described: list[str] = []
-    kept: list[str] = []
-    current = kept
-    for line in lines:
-        if line and not line[0].isspace():
-            header = _GOOGLE_HEADER.match(line)
-            is_described = header is not None and header[1] in _GOOGLE_DESCRIBED
-            current = described if is_described else kept
-        current.append(line)
-    return described, kept
+def _google_described(line: str) -> bool:
+    header = _GOOGLE_HEADER.match(line)
+    return header is not None and header[1] in _GOOGLE_DESCRIBED
 
 
 def _split_numpy(lines: list[str]) -> tuple[list[str], list[str]]:
@@ -230,16 +217,20 @@ def _split_numpy(lines: list[str]) -> tuple[list[str], list[str]]:
     return described, kept
 
 
-def _split_fields(
-    lines: list[str], field_start: re.Pattern[str]
+def _split_flush(
+    lines: list[str], starts: Callable[[str], object]
 ) -> tuple[list[str], list[str]]:
-    """ReST and Epydoc: field lines and their indented continuations are described."""
+    """Google, ReST and Epydoc: a flush line starts a part, described when `starts(line)`.
+
+    The part runs on over the indented lines below it (a Google section's
+    entries, a field's continuation lines).
+    """
     described: list[str] = []
     kept: list[str] = []
     current = kept
     for line in lines:
         if line and not line[0].isspace():
-            current = described if field_start.match(line) else kept
+            current = described if starts(line) else kept
         current.append(line)
     return described, kept
 

@@ -23,6 +23,7 @@ from typing import Any, Final, NoReturn
 from ._annotations import Translator, describe
 from ._convert import Converter, Converters
 from ._exceptions import ToolDefinitionError, ToolError
+from ._frozen import thaw
 from ._json import to_jsonable
 from ._nodes import (
     MISSING,
@@ -87,9 +88,7 @@ class ElicitForm:
 
     def copy_schema(self) -> dict[str, Any]:
         """A copy of `schema` for a host, which may change it."""
-        import copy
-
-        return copy.deepcopy(self.schema)
+        return thaw(self.schema)  # type: ignore[no-any-return]
 
     def read(self, data: object) -> Any:
         """The answer `data` (a JSON dict) as the type asked for.
@@ -374,8 +373,6 @@ def _checked_dict(schema: dict[str, Any]) -> JsonSchema:
     Raises:
         ToolDefinitionError: It is not: the message says where and why.
     """
-    import copy
-
     if schema.get("type") != "object" or not isinstance(schema.get("properties"), dict):
         msg = 'elicit: a JSON Schema for a form has "type": "object" and "properties" at its root'
         raise ToolDefinitionError(msg)
@@ -393,7 +390,7 @@ def _checked_dict(schema: dict[str, Any]) -> JsonSchema:
         msg = f"elicit: required must list names of the form's properties; got {required!r}"
         raise ToolDefinitionError(msg)
     _check_meta_schema(schema)
-    return copy.deepcopy(schema)
+    return thaw(schema)  # type: ignore[no-any-return]
 
 
 def _check_property(name: str, prop: object) -> None:

@@ -44,6 +44,13 @@ _URI: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]*")
 _DAYS: Final = {"W": 7.0, "Y": 365.0, "M": 30.0, "D": 1.0}
 
 
+def _check(pattern: re.Pattern[str], text: str, expected: str) -> None:
+    """Raise a ValueError saying that `text` is not `expected` unless `pattern` matches all of it."""
+    if not pattern.fullmatch(text):
+        msg = f"{text!r} is not {expected}"
+        raise ValueError(msg)
+
+
 def _zulu(text: str) -> str:
     """Python 3.10's fromisoformat does not read `Z`."""
     return text[:-1] + "+00:00" if text[-1:] in "Zz" else text
@@ -53,9 +60,7 @@ def parse_date_time(text: str) -> datetime.datetime:
     """Read an RFC 3339 date-time (offset optional, `T` or space)."""
     import datetime
 
-    if not _DATE_TIME.fullmatch(text):
-        msg = f"{text!r} is not a date-time like 2024-05-01T09:30:00Z"
-        raise ValueError(msg)
+    _check(_DATE_TIME, text, "a date-time like 2024-05-01T09:30:00Z")
     return datetime.datetime.fromisoformat(_zulu(text).replace("t", "T"))
 
 
@@ -63,9 +68,7 @@ def parse_date(text: str) -> datetime.date:
     """Read a calendar date, `YYYY-MM-DD`."""
     import datetime
 
-    if not _DATE.fullmatch(text):
-        msg = f"{text!r} is not a date like 2024-05-01"
-        raise ValueError(msg)
+    _check(_DATE, text, "a date like 2024-05-01")
     return datetime.date.fromisoformat(text)
 
 
@@ -73,9 +76,7 @@ def parse_time(text: str) -> datetime.time:
     """Read a time of day, `HH:MM[:SS[.ffffff]]` with an optional offset."""
     import datetime
 
-    if not _TIME.fullmatch(text):
-        msg = f"{text!r} is not a time like 09:30:00"
-        raise ValueError(msg)
+    _check(_TIME, text, "a time like 09:30:00")
     return datetime.time.fromisoformat(_zulu(text))
 
 
@@ -105,17 +106,13 @@ def parse_uuid(text: str) -> uuid.UUID:
     """Read a UUID in its canonical hyphenated form."""
     import uuid
 
-    if not _UUID.fullmatch(text):
-        msg = f"{text!r} is not a UUID like 123e4567-e89b-12d3-a456-426614174000"
-        raise ValueError(msg)
+    _check(_UUID, text, "a UUID like 123e4567-e89b-12d3-a456-426614174000")
     return uuid.UUID(text)
 
 
 def _matches(pattern: re.Pattern[str], example: str) -> Callable[[str], object]:
     def check(text: str) -> str:
-        if not pattern.fullmatch(text):
-            msg = f"{text!r} is not valid (expected something like {example})"
-            raise ValueError(msg)
+        _check(pattern, text, f"valid (expected something like {example})")
         return text
 
     return check

@@ -37,9 +37,7 @@ __all__ = [
     "Host",
     "HostScope",
     "InputRequired",
-    "enter_host",
     "hosted",
-    "leave_host",
 ]
 
 T = TypeVar("T")
@@ -173,39 +171,34 @@ _SCOPE: contextvars.ContextVar[HostScope | None] = contextvars.ContextVar(
 )
 
 
-def enter_host(host: object, *, on_loop: bool) -> contextvars.Token[HostScope | None]:
-    """Make `host` the host of the calls made from here on; undo with `leave_host`.
-
-    `on_loop` says that the caller runs on an event loop (async entry
-    points), which sync tools in worker threads hand their requests to.
-    """
-    loop = None
-    if on_loop:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-    return _SCOPE.set(HostScope(host, loop))
-
-
-def leave_host(token: contextvars.Token[HostScope | None]) -> None:
-    """Restore the host that was current before `enter_host`."""
-    _SCOPE.reset(token)
-
-
 class hosted:  # used as `with hosted(...)`, like a function
-    """`with hosted(host, on_loop=...)`: `host` is the host of the calls made inside."""
+    """`with hosted(host, on_loop=...)`: `host` is the host of the calls made inside.
+
+    With `host=None` the current host, if any, stays. `on_loop` says that
+    the caller runs on an event loop (async entry points), which sync tools
+    in worker threads hand their requests to.
+    """
 
     __slots__ = ("_host", "_on_loop", "_token")
 
     def __init__(self, host: object, *, on_loop: bool) -> None:
         self._host = host
         self._on_loop = on_loop
+        self._token: contextvars.Token[HostScope | None] | None = None
 
     def __enter__(self) -> None:
-        self._token = enter_host(self._host, on_loop=self._on_loop)
+        if self._host is None:
+            return
+        loop = None
+        if self._on_loop:
+            import asyncio
+
+            loop = asyncio.get_running_loop()
+        self._token = _SCOPE.set(HostScope(self._host, loop))
 
     def __exit__(self, *exc: object) -> None:
-        leave_host(self._token)
+        if self._token is not None:
+            _SCOPE.reset(self._token)
 
 
 def current_scope() -> HostScope | None:

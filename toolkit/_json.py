@@ -25,6 +25,7 @@ __all__ = [
     "encode",
     "json_equal",
     "json_key",
+    "ref_target",
     "refers_to_itself",
     "to_jsonable",
     "type_name",
@@ -308,3 +309,28 @@ class Foreign:
 
     def __repr__(self) -> str:
         return f"<{type(self.value).__name__}>"
+
+
+def ref_target(root: Any, ref: str) -> Any:
+    """The part of `root` that a local `$ref` (`#/$defs/X`, a JSON Pointer) names.
+
+    Raises:
+        LookupError: `ref` is not local, or names nothing inside `root`.
+    """
+    if not ref.startswith("#"):
+        raise LookupError(ref)
+    target = root
+    pointer = ref[1:]
+    if "%" in pointer:  # a URI fragment may be percent-encoded
+        import urllib.parse
+
+        pointer = urllib.parse.unquote(pointer)
+    for part in pointer.split("/")[1:]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, dict) and key in target:
+            target = target[key]
+        elif isinstance(target, list) and key.isdigit() and int(key) < len(target):
+            target = target[int(key)]
+        else:
+            raise LookupError(ref)
+    return target

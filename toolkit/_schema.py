@@ -16,7 +16,7 @@ from typing import Any, Final
 from . import _nodes as nodes
 from ._exceptions import ToolDefinitionError
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
-from ._json import to_jsonable
+from ._json import ref_target, to_jsonable
 from ._param import CONSTRAINTS, Param
 from ._scalars import scalar
 from ._types import JsonSchema
@@ -27,6 +27,7 @@ __all__ = [
     "dangling_refs",
     "inline_root",
     "property_schema",
+    "referred_defs",
     "schema_of",
 ]
 
@@ -46,10 +47,17 @@ _NUMERIC: Final = (
     ("lt", "exclusiveMaximum"),
     ("multiple_of", "multipleOf"),
 )
-_LENGTHS: Final = {
-    "string": ("minLength", "maxLength"),
-    "array": ("minItems", "maxItems"),
-    "object": ("minProperties", "maxProperties"),
+_CONSTRAINED: Final = {  # JSON type -> (`Param` constraint, its keyword) of that type
+    "integer": _NUMERIC,
+    "number": _NUMERIC,
+    "string": (
+        ("min_length", "minLength"),
+        ("max_length", "maxLength"),
+        ("pattern", "pattern"),
+        ("format", "format"),
+    ),
+    "array": (("min_length", "minItems"), ("max_length", "maxItems")),
+    "object": (("min_length", "minProperties"), ("max_length", "maxProperties")),
 }
 
 
@@ -84,13 +92,13 @@ def inline_root(schema: JsonSchema) -> JsonSchema:
     root.update(
         (key, value) for key, value in schema.items() if key not in ("$ref", "$defs")
     )
-    used = _reachable(root, defs)
+    used = referred_defs(root, defs)
     if used:
         root["$defs"] = FrozenDict({name: defs[name] for name in defs if name in used})
     return FrozenDict(root)
 
 
-def _reachable(schema: JsonSchema, defs: dict[str, Any]) -> set[str]:
+def referred_defs(schema: Any, defs: dict[str, Any]) -> set[str]:
     """The names of the definitions that `schema` refers to, directly or through others."""
     found: set[str] = set()
     pending: list[Any] = [schema]
@@ -131,23 +139,10 @@ def dangling_refs(schema: Any) -> list[str]:
 
 def _resolves(root: Any, ref: str) -> bool:
     """Whether a local JSON Pointer `$ref` (`#/$defs/X`) names a schema inside `root`."""
-    if not ref.startswith("#"):
+    try:
+        return isinstance(ref_target(root, ref), (dict, bool))
+    except LookupError:
         return False
-    target = root
-    pointer = ref[1:]
-    if "%" in pointer:  # a URI fragment may be percent-encoded
-        import urllib.parse
-
-        pointer = urllib.parse.unquote(pointer)
-    for part in pointer.split("/")[1:]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(target, dict) and key in target:
-            target = target[key]
-        elif isinstance(target, list) and key.isdigit() and int(key) < len(target):
-            target = target[int(key)]
-        else:
-            return False
-    return isinstance(target, (dict, bool))
 
 
 class SchemaBuilder:
@@ -435,24 +430,11 @@ def _constrained(
 
 def _apply(target: JsonSchema, wanted: dict[str, Any]) -> set[str]:
     """Set on `target` (a dict of our own) the constraints that fit its type; return their names."""
-    kind = target["type"]
     used: set[str] = set()
-    if kind in ("integer", "number"):
-        for name, keyword in _NUMERIC:
-            if name in wanted:
-                target[keyword] = wanted[name]
-                used.add(name)
-    if kind in _LENGTHS:
-        low, high = _LENGTHS[kind]
-        for name, keyword in (("min_length", low), ("max_length", high)):
-            if name in wanted:
-                target[keyword] = wanted[name]
-                used.add(name)
-    if kind == "string":
-        for name in ("pattern", "format"):
-            if name in wanted:
-                target[name] = wanted[name]
-                used.add(name)
+    for name, keyword in _CONSTRAINED.get(target["type"], ()):
+        if name in wanted:
+            target[keyword] = wanted[name]
+            used.add(name)
     return used
 
 

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, Protocol
 
 from ._exceptions import DuplicateToolError
+from ._types import SUBSCHEMA_KEYWORDS
 from ._words import read_run, runs, words
 
 __all__ = ["SearchIndex", "Searchable", "search"]
@@ -64,21 +65,6 @@ _EXACT_NAME_LEAD: Final = 1.0
 
 # --- the text of a tool -------------------------------------------------------
 
-_NESTED: Final = (
-    "items",
-    "prefixItems",
-    "additionalProperties",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-)
-"""Keywords of a schema whose values are schemas (or lists of schemas) to read further."""
-
 _DEFINITIONS: Final = ("$defs", "definitions", "patternProperties", "dependentSchemas")
 """Keywords of a schema whose values map names to schemas."""
 
@@ -112,7 +98,7 @@ def _read_schema(schema: object, names: list[str], texts: list[str]) -> None:
             if isinstance(properties, Mapping):
                 names.extend(str(name) for name in properties)
                 pending.extend(properties.values())
-            pending.extend(node[key] for key in _NESTED if key in node)
+            pending.extend(node[key] for key in SUBSCHEMA_KEYWORDS if key in node)
             for key in _DEFINITIONS:
                 defined = node.get(key)
                 if isinstance(defined, Mapping):
@@ -137,21 +123,25 @@ def _node_text(node: Mapping[str, Any]) -> Iterator[str]:
 # --- the index ----------------------------------------------------------------
 
 
-class _Runs:
-    """The words and terms of each run of letters and digits, each run read once."""
+Read = tuple[list[str], tuple[str, ...]]
+"""The words and the terms of one run of letters and digits (`read_run`)."""
 
-    def __init__(self) -> None:
-        self.known: dict[str, tuple[list[str], tuple[str, ...]]] = {}
 
-    def terms(self, text: str) -> list[str]:
-        known = self.known
-        found: list[str] = []
-        for run in runs(text):
-            read = known.get(run)
-            if read is None:
-                read = known[run] = read_run(run)
-            found.extend(read[1])
-        return found
+def _read(
+    text: str, known: dict[str, Read], *, keep: bool
+) -> tuple[list[str], list[str]]:
+    """The words and the terms of `text`, each run read once: looked up in `known`, kept there if `keep`."""
+    found_words: list[str] = []
+    found_terms: list[str] = []
+    for run in runs(text):
+        read = known.get(run)
+        if read is None:
+            read = read_run(run)
+            if keep:
+                known[run] = read
+        found_words += read[0]
+        found_terms += read[1]
+    return found_words, found_terms
 
 
 class SearchIndex:
@@ -169,14 +159,16 @@ class SearchIndex:
     __slots__ = ("_exact", "_names", "_peaks", "_postings", "_runs")
 
     def __init__(self, tools: Iterable[Searchable]) -> None:
-        runs = _Runs()
+        known: dict[str, Read] = {}
         names: list[str] = []
         counts: list[list[Counter[str]]] = []
         exact: dict[tuple[str, ...], list[int]] = {}
         for item in tools:
             exact.setdefault(tuple(words(item.name)), []).append(len(names))
             names.append(item.name)
-            counts.append([Counter(runs.terms(text)) for text in _fields(item)])
+            counts.append(
+                [Counter(_read(text, known, keep=True)[1]) for text in _fields(item)]
+            )
         _refuse_duplicates(names)
         self._names: tuple[str, ...] = tuple(names)
         self._postings = _postings(counts)
@@ -184,7 +176,7 @@ class SearchIndex:
             term: max(shares.values()) for term, shares in self._postings.items()
         }
         self._exact = {key: tuple(found) for key, found in exact.items()}
-        self._runs = runs.known
+        self._runs = known
 
     def __len__(self) -> int:
         """The number of tools in the index."""
@@ -208,7 +200,7 @@ class SearchIndex:
         """
         if k < 1 or not self._names:
             return []
-        query_words, query_terms = self._read(query)
+        query_words, query_terms = _read(query, self._runs, keep=False)
         scores = self._scores(query_terms, k)
         named = self._exact.get(tuple(query_words), ())
         if named:
@@ -246,19 +238,6 @@ class SearchIndex:
                 ask_below = reach / 2
             _add(scores, self._postings[term], closed=closed)
         return scores
-
-    def _read(self, query: str) -> tuple[list[str], list[str]]:
-        """The words and the terms of `query`, each run the catalog's text holds read from the index."""
-        known = self._runs
-        query_words: list[str] = []
-        query_terms: list[str] = []
-        for run in runs(query):
-            read = known.get(run)
-            if read is None:
-                read = read_run(run)
-            query_words += read[0]
-            query_terms += read[1]
-        return query_words, query_terms
 
 
 _ROUNDING: Final = 1.0 + 1e-9

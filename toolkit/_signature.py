@@ -15,7 +15,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, Final
 
-from ._annotations import Translator, describe, get_hints
+from ._annotations import Translator, describe, get_hints, remember
 from ._callables import (
     EMPTY,
     POSITIONAL_ONLY,
@@ -24,7 +24,7 @@ from ._callables import (
     CallableInfo,
     Parameter,
 )
-from ._defaults import ANNOTATED, Default, read_default
+from ._defaults import Default, read_default
 from ._docstrings import Docstring, DocstringStyle, parse_docstring
 from ._exceptions import ToolDefinitionError
 from ._fit import fits
@@ -218,16 +218,12 @@ class _Analysis:
             )
             return None
         annotation = hints.get(name, Any)
-        read = (
-            read_default(name, parameter.default, annotation, empty=EMPTY)
-            if type(annotation) is ANNOTATED
-            or type(parameter.default).__name__ == "FieldInfo"
-            else None  # the common case, kept to two checks
-        )
+        read = read_default(name, parameter.default, annotation, empty=EMPTY)
+        if read is None:  # Python's own default, or none
+            read = Default(annotation)
+            read.value = MISSING if parameter.default is EMPTY else parameter.default
         try:
-            node = self.translator.parameter(
-                annotation if read is None else read.annotation
-            )
+            node = self.translator.parameter(read.annotation)
             if node is None:
                 self.contexts.append(name)
                 return None
@@ -239,17 +235,6 @@ class _Analysis:
             if node.meta and node.meta.description
             else docs.params.get(name)
         )
-        if read is None:  # the common case: Python's own default, or none
-            value = MISSING if parameter.default is EMPTY else parameter.default
-            if value is not MISSING and not fits(value, node):
-                self.problems.append(_default_problem(name, value, annotation))
-            return Field(
-                name=name,
-                node=node,
-                required=value is MISSING,
-                default=value,
-                description=description,
-            )
         return self._field_default(
             read,
             Field(name=name, node=node, required=True, description=description),
@@ -257,7 +242,7 @@ class _Analysis:
         )
 
     def _field_default(self, read: Default, made: Field, annotation: Any) -> Field:
-        """`made` with the default a pydantic `Field` gave it."""
+        """`made` with its default: Python's own, or the one a pydantic `Field` gave it."""
         if read.problem is not None:
             self.problems.append(read.problem)
         elif read.value is not MISSING and not fits(read.value, made.node):
@@ -332,9 +317,7 @@ def _is_settled(annotation: Any) -> bool:
     except TypeError:  # unhashable metadata
         return _check_settled(annotation)
     if known is None:
-        if len(_SETTLED) >= 4096:
-            _SETTLED.clear()
-        known = _SETTLED[annotation] = _check_settled(annotation)
+        known = remember(_SETTLED, annotation, _check_settled(annotation))
     return known
 
 

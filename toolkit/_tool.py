@@ -352,10 +352,8 @@ class Tool(Generic[P, R]):
         Returns:
             The result: text for the model, plus `ui` and `structured`.
         """
-        if host is not None:
-            with hosted(host, on_loop=False):
-                return self.execute(agent_id, call_id, args, deps=deps)
-        return self._runner.execute(agent_id, call_id, args, deps, None)
+        with hosted(host, on_loop=False):
+            return self._runner.execute(agent_id, call_id, args, deps, None)
 
     async def aexecute(
         self,
@@ -375,10 +373,8 @@ class Tool(Generic[P, R]):
         task propagate; a `CancelledError` the tool raises itself is its
         error result.
         """
-        if host is not None:
-            with hosted(host, on_loop=True):
-                return await self.aexecute(agent_id, call_id, args, deps=deps)
-        return await self._runner.aexecute(agent_id, call_id, args, deps, None)
+        with hosted(host, on_loop=True):
+            return await self._runner.aexecute(agent_id, call_id, args, deps, None)
 
     def to_ai_tool(self) -> AITool:
         """The model-facing view: name, description, parameters (no `execute_fn`).

@@ -88,11 +88,9 @@ async def aexecute(
     host: object = None,
 ) -> ToolResult:
     """`ToolSet.aexecute`: one call by tool name, from async code."""
-    if host is not None:
-        with hosted(host, on_loop=True):
-            return await aexecute(toolset, agent_id, call_id, name, args, deps=deps)
     call = ToolCall(call_id, name, args)
-    return await _started(toolset, agent_id, call, _tool_of(toolset, call), deps)
+    with hosted(host, on_loop=True):
+        return await _started(toolset, agent_id, call, _tool_of(toolset, call), deps)
 
 
 def execute(
@@ -166,42 +164,20 @@ async def _through_middleware(
     return _within(toolset.max_output_chars, result)
 
 
-def _dispatch(
+async def _dispatch(
     toolset: ToolSet,
     agent_id: str,
     call: ToolCall,
     found: Tool[Any, Any] | None,
     deps: Any,
-) -> Coroutine[Any, Any, ToolResult]:
-    """The coroutine of the tool `found`, its text truncated when the set says so; or the error of a call that names no tool."""
-    if found is None:
-        return _answer(_no_tool(toolset, call))
-    limit = toolset.max_output_chars
-    if limit is None:
-        return found._runner.aexecute(
-            agent_id, call.id, call.args, deps, toolset.error_formatter, toolset._pool
-        )
-    return _limited(toolset, agent_id, call, found, deps, limit)
-
-
-async def _limited(
-    toolset: ToolSet,
-    agent_id: str,
-    call: ToolCall,
-    found: Tool[Any, Any],
-    deps: Any,
-    limit: int,
 ) -> ToolResult:
-    """The result of the tool `found`, its text truncated to `limit` characters."""
+    """The result of the tool `found`, its text truncated when the set says so; or the error of a call that names no tool."""
+    if found is None:
+        return _no_tool(toolset, call)
     result = await found._runner.aexecute(
         agent_id, call.id, call.args, deps, toolset.error_formatter, toolset._pool
     )
-    return _within(limit, result)
-
-
-async def _answer(result: ToolResult) -> ToolResult:
-    """`result`, as the coroutine that a call's task awaits."""
-    return result
+    return _within(toolset.max_output_chars, result)
 
 
 def _tool_of(toolset: ToolSet, call: object) -> Tool[Any, Any] | None:

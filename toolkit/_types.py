@@ -1,10 +1,10 @@
-"""Type aliases shared by the modules of toolkit."""
+"""Type aliases shared by the modules of toolkit, and the one table of schema keywords that hold schemas."""
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
-__all__ = ["JsonObject", "JsonSchema", "JsonValue"]
+__all__ = ["SUBSCHEMA_KEYWORDS", "JsonObject", "JsonSchema", "JsonValue"]
 
 JsonSchema: TypeAlias = dict[str, Any]
 """A JSON Schema (Draft 2020-12) as JSON-ready Python data."""
@@ -14,3 +14,18 @@ JsonObject: TypeAlias = dict[str, Any]
 
 JsonValue: TypeAlias = Any
 """Any value that `json.loads` can return."""
+
+SUBSCHEMA_KEYWORDS: Final = (
+    "items",
+    "prefixItems",
+    "additionalProperties",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+)
+"""Keywords whose value is a schema or a list of schemas (beside `properties` and `$defs`, which name theirs)."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
+from toolkit._finding import Finding
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool, unbound_method_error
 
@@ -25,6 +26,7 @@ __all__ = [
     "handler",
     "items",
     "mint_id",
+    "not_strict",
     "pair",
 ]
 
@@ -80,6 +82,18 @@ def items(value: Any) -> list[Any]:
 def mint_id() -> str:
     """A fresh, unique id for a call that came without one."""
     return f"{MINTED_PREFIX}{uuid.uuid4().hex}"
+
+
+def not_strict(
+    item: Tool[Any, Any], api: str, problems: Iterable[str]
+) -> Iterator[Finding]:
+    """The lint findings of a tool that cannot be strict for `api` (code `<api>-not-strict`)."""
+    for problem in problems:
+        yield Finding(
+            item.name,
+            f"{api.lower()}-not-strict",
+            f"cannot be strict for {api}, so it is sent with strict: false: {problem}",
+        )
 
 
 def pair(

@@ -30,6 +30,7 @@ __all__ = [
     "as_text",
     "b64",
     "data_url",
+    "image_url",
     "left_out",
     "link_text",
     "over_limit",
@@ -69,6 +70,13 @@ def b64(data: bytes) -> str:
 def data_url(mime_type: str, data: bytes) -> str:
     """A `data:` URL holding `data`."""
     return f"data:{mime_type};base64,{b64(data)}"
+
+
+def image_url(part: Image) -> str:
+    """Where an image is: its URL, or a `data:` URL holding its bytes."""
+    return (
+        part.url if part.url is not None else data_url(part.mime_type, part.data or b"")
+    )
 
 
 def left_out(part: Part, api: str, why: str) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from toolkit._frozen import freeze
-from toolkit._schema import inline_root
+from toolkit._schema import inline_root, referred_defs
 from toolkit._types import JsonSchema
 
 __all__ = [
@@ -137,10 +137,6 @@ class StrictWalker:
 
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
-        self.provider = dialect.provider
-        self.keep = dialect.keep
-        self.formats = dialect.formats
-        self.optional_nullable = dialect.optional_nullable
         self.problems: list[str] = []
         self.optional = 0
         self.unions = 0
@@ -165,7 +161,7 @@ class StrictWalker:
             or schema == {"description": schema.get("description")}
         ):
             self.problems.append(
-                f"{path}: accepts any JSON value, which {self.provider} strict mode cannot express"
+                f"{path}: accepts any JSON value, which {self.dialect.provider} strict mode cannot express"
             )
             return {}
         self.depth = max(self.depth, depth)
@@ -186,9 +182,9 @@ class StrictWalker:
             elif key == "additionalProperties":
                 if value is not False:
                     self.problems.append(
-                        f"{path}: a map with free keys (additionalProperties) cannot be strict in {self.provider}"
+                        f"{path}: a map with free keys (additionalProperties) cannot be strict in {self.dialect.provider}"
                     )
-            elif key == "format" and value not in self.formats:
+            elif key == "format" and value not in self.dialect.formats:
                 notes.append(f"format: {value}")
             elif (dropped := self.dialect.drop(key, value)) is not None:
                 notes.append(dropped)
@@ -196,11 +192,11 @@ class StrictWalker:
                 self.enum_values += len(value)
                 self.text += sum(len(str(item)) for item in value)
                 out[key] = value
-            elif key in self.keep:
+            elif key in self.dialect.keep:
                 out[key] = value
             elif key in _UNSTRICT:
                 self.problems.append(
-                    f"{path}: {_UNSTRICT[key]} cannot be strict in {self.provider}"
+                    f"{path}: {_UNSTRICT[key]} cannot be strict in {self.dialect.provider}"
                 )
             else:
                 notes.extend(dropped_note(key, value))
@@ -219,7 +215,7 @@ class StrictWalker:
                 "additionalProperties" not in schema
             ):  # a map with a value schema is reported already
                 self.problems.append(
-                    f"{path}: an object with free keys cannot be strict in {self.provider}"
+                    f"{path}: an object with free keys cannot be strict in {self.dialect.provider}"
                 )
             if schema.get("additionalProperties") is not False:
                 return
@@ -235,13 +231,13 @@ class StrictWalker:
                 self.unions += 1
             if name not in required:
                 self.optional += 1
-                if self.optional_nullable:
+                if self.dialect.optional_nullable:
                     prop = _nullable(prop)
             properties[name] = prop
         out["properties"] = properties
         out["required"] = (
             list(properties)
-            if self.optional_nullable
+            if self.dialect.optional_nullable
             else [name for name in properties if name in required]
         )
         out["additionalProperties"] = False
@@ -317,36 +313,12 @@ STRICT_KEEP: Final = frozenset(
 )
 
 
-def _refs(schema: Any) -> list[str]:
-    if isinstance(schema, dict):
-        found = (
-            [schema["$ref"].rsplit("/", 1)[-1]]
-            if isinstance(schema.get("$ref"), str)
-            else []
-        )
-        return found + [
-            ref
-            for key, value in schema.items()
-            if key != "$defs"
-            for ref in _refs(value)
-        ]
-    if isinstance(schema, list):
-        return [ref for item in schema for ref in _refs(item)]
-    return []
-
-
 def ref_cycle(schema: JsonSchema) -> str | None:
     """The name of a definition that refers back to itself, directly or not."""
-    graph = {name: _refs(item) for name, item in schema.get("$defs", {}).items()}
-    for start in graph:
-        seen, stack = set(), list(graph[start])
-        while stack:
-            name = stack.pop()
-            if name == start:
-                return str(start)
-            if name not in seen:
-                seen.add(name)
-                stack.extend(graph.get(name, ()))
+    defs = schema.get("$defs", {})
+    for name, item in defs.items():
+        if name in referred_defs(item, defs):
+            return str(name)
     return None
 
 

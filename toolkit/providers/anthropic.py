@@ -28,7 +28,7 @@ from toolkit._tool import Tool
 from toolkit._types import JsonSchema
 from toolkit._views import named
 
-from ._common import Source, as_tools, field, handler, items, pair
+from ._common import Source, as_tools, field, handler, items, not_strict, pair
 from ._parts import as_text, b64, over_limit, parts_of
 from ._transform import (
     STRICT_FORMATS,
@@ -192,12 +192,7 @@ handle = handler(
 def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
     """Why a tool cannot be strict for Anthropic."""
     for item in tools:
-        for problem in strict_problems(item):
-            yield Finding(
-                item.name,
-                "anthropic-not-strict",
-                f"cannot be strict for Anthropic, so it is sent with strict: false: {problem}",
-            )
+        yield from not_strict(item, "Anthropic", strict_problems(item))
 
 
 # ---------------------------------------------------------------- strict subset

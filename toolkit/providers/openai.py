@@ -33,13 +33,14 @@ from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
-from toolkit._views import kept_view, model_description
+from toolkit._views import kept_view, named
 
-from ._common import Source, as_tools, field, handler, items, pair
+from ._common import Source, as_tools, field, handler, items, not_strict, pair
 from ._parts import (
     as_text,
     b64,
     data_url,
+    image_url,
     over_limit,
     parts_of,
 )
@@ -72,15 +73,7 @@ def function_definition(
         view = openai_strict(item.parameters)
         if view.schema is not None:
             parameters, is_strict = view.schema, True
-    description = model_description(item)
-    if description:
-        return FrozenDict(
-            name=item.name,
-            description=description,
-            parameters=parameters,
-            strict=is_strict,
-        )
-    return FrozenDict(name=item.name, parameters=parameters, strict=is_strict)
+    return FrozenDict(named(item), parameters=parameters, strict=is_strict)
 
 
 def strict_problems(item: Tool[Any, Any]) -> tuple[str, ...]:
@@ -95,23 +88,20 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
         source: A `ToolSet`, a `Tool` or a list of tools.
         strict: Export in the Structured Outputs subset where a tool allows it.
     """
-    if strict:
-        return FrozenList(
-            [
-                FrozenDict(
-                    type="function", function=function_definition(item, strict=True)
-                )
-                for item in as_tools(source)
-            ]
-        )
+    kind = "openai-strict" if strict else "openai"
     return FrozenList(
-        [kept_view(item, "openai", _envelope) for item in as_tools(source)]
+        [
+            kept_view(item, kind, lambda it: _envelope(it, strict=strict))
+            for item in as_tools(source)
+        ]
     )
 
 
-def _envelope(item: Tool[Any, Any]) -> FrozenDict:
-    """The non-strict `{"type": "function", "function": {...}}` of one tool."""
-    return FrozenDict(type="function", function=function_definition(item))
+def _envelope(item: Tool[Any, Any], *, strict: bool) -> FrozenDict:
+    """The `{"type": "function", "function": {...}}` of one tool."""
+    return FrozenDict(
+        type="function", function=function_definition(item, strict=strict)
+    )
 
 
 def parse_calls(message: Any) -> list[ToolCall]:
@@ -201,12 +191,7 @@ _AUDIO_FORMATS: Final = {
 
 def _media(part: Part) -> dict[str, Any] | None:
     if isinstance(part, Image):
-        url = (
-            part.url
-            if part.url is not None
-            else data_url(part.mime_type, part.data or b"")
-        )
-        return {"type": "image_url", "image_url": {"url": url}}
+        return {"type": "image_url", "image_url": {"url": image_url(part)}}
     if isinstance(part, File) and part.data is not None:
         data = data_url(part.mime_type, part.data)
         return {
@@ -251,12 +236,7 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
                 "long-description",
                 f"the description has {length:,} characters; OpenAI rejects more than {_MAX_DESCRIPTION:,}. Shorten it",
             )
-        for problem in strict_problems(item):
-            yield Finding(
-                item.name,
-                "openai-not-strict",
-                f"cannot be strict for OpenAI, so it is sent with strict: false: {problem}",
-            )
+        yield from not_strict(item, "OpenAI", strict_problems(item))
     if len(tools) > _MAX_TOOLS:
         message = f"{len(tools)} tools in one set; OpenAI accepts at most {_MAX_TOOLS} per request. Split the set or select fewer"
         yield Finding(None, "too-many-tools", message)

@@ -23,7 +23,7 @@ from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 
 from ._common import Source, as_tools, field, handler, items, pair
-from ._parts import as_text, data_url, over_limit, parts_of
+from ._parts import as_text, data_url, image_url, over_limit, parts_of
 from .openai import function_definition, strict_problems
 
 __all__ = ["handle", "output", "parse_calls", "results", "strict_problems", "tools"]
@@ -91,12 +91,7 @@ def output(
 
 def _item(part: Part) -> dict[str, Any]:
     if isinstance(part, Image):
-        url = (
-            part.url
-            if part.url is not None
-            else data_url(part.mime_type, part.data or b"")
-        )
-        return {"type": "input_image", "image_url": url, "detail": "auto"}
+        return {"type": "input_image", "image_url": image_url(part), "detail": "auto"}
     if isinstance(part, File):
         if part.url is not None:
             return {"type": "input_file", "file_url": part.url}
