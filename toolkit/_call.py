@@ -55,8 +55,10 @@ if TYPE_CHECKING:
     from ._checker import Check
     from ._nodes import Field
     from ._output import OutputCheck
+    from ._policies import Policy
     from ._signature import FunctionInfo
     from ._tool import ErrorFormatter, ExecuteFn, Tool
+    from ._toolset import Approvals
     from ._types import JsonObject, JsonSchema
 
 __all__ = ["Binder", "ToolRunner", "parse_arguments"]
@@ -100,6 +102,7 @@ class ToolRunner:
         """The tool's `execute_fn`: `Tool.new`'s own, or one call without `deps`."""
         self._binder: Binder | None = None  # the rest is set by _build
         self._output: OutputCheck | None = None
+        self.policy: Policy | None = None
 
     def for_tool(self, tool: Tool[Any, Any]) -> ToolRunner:
         """This runner for a copy of its tool (another name), built afresh."""
@@ -139,6 +142,15 @@ class ToolRunner:
         self.name = tool.name
         self.timeout = tool.timeout
         self.thread = tool.thread
+        if (
+            tool.requires_approval is not False
+            or tool.max_concurrency
+            or tool.rate is not None
+            or tool.retries
+        ):
+            from ._policies import Policy
+
+            self.policy = Policy(tool)
         if info is None:
             binder = Binder(name=tool.name, parameters=tool.parameters)
             execute_fn: ExecuteFn = self.raw  # type: ignore[assignment]  # set without a function
@@ -181,11 +193,13 @@ class ToolRunner:
         deps: Any,
         formatter: ErrorFormatter | None,
         pool: ThreadPool | None = None,
+        approvals: Approvals | None = None,
     ) -> ToolResult:
-        """One call from async code: bind, call, finish.
+        """One call from async code: bind, (the policies,) call, finish.
 
         Big arguments are bound in a thread of the pool, so that the event
-        loop keeps serving other calls while they are checked.
+        loop keeps serving other calls while they are checked. `approvals`
+        is the approvals of the set the call is made through.
         """
         binder = self._binder or self._build()
         try:
@@ -197,20 +211,91 @@ class ToolRunner:
                 bound = binder.bind(args, agent_id, call_id, deps)
         except Refused as refused:
             return refused.result
-        try:
-            if self.is_async:
-                outcome = self.invoke(bound, agent_id, call_id)
-            elif self.thread:
-                outcome = await in_thread(
-                    lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
-                )
-            else:
-                outcome = _on_loop(self.invoke, bound, agent_id, call_id)
-            if is_awaitable(outcome):  # an async tool's, or a sync `execute_fn`'s
-                outcome = await await_tool(outcome, self.timeout)
-        except BaseException as error:  # whatever the tool raised: this call's result
-            return self.failure(error, formatter, awaited=True)
-        return self.finish(outcome)
+        if self.policy is None and (approvals is None or approvals.rule is False):
+            return await self._acall(bound, agent_id, call_id, formatter, pool)
+        from ._policies import guarded
+
+        return await guarded(
+            self,
+            parse_arguments(self.name, args),
+            bound,
+            agent_id,
+            call_id,
+            deps,
+            formatter,
+            pool,
+            approvals,
+        )
+
+    async def _acall(
+        self,
+        bound: dict[str, Any],
+        agent_id: str,
+        call_id: str,
+        formatter: ErrorFormatter | None,
+        pool: ThreadPool | None,
+    ) -> ToolResult:
+        """Call the code with `bound` from async code, and finish its result (tries again as the policy says)."""
+        tries = 1
+        while True:
+            try:
+                outcome = await self._aoutcome(bound, agent_id, call_id, pool)
+            except (
+                BaseException
+            ) as error:  # whatever the tool raised: this call's result
+                wait = self._retry(error, tries, awaited=True)
+                if wait is None:
+                    return self.failure(error, formatter, awaited=True)
+                import asyncio
+
+                await asyncio.sleep(wait)
+                tries += 1
+                continue
+            return self.finish(outcome)
+
+    async def _aoutcome(
+        self,
+        bound: dict[str, Any],
+        agent_id: str,
+        call_id: str,
+        pool: ThreadPool | None,
+    ) -> Any:
+        """What the code returns for `bound`: awaited, from a pool thread, or called inline."""
+        if self.is_async:
+            outcome = self.invoke(bound, agent_id, call_id)
+        elif self.thread:
+            outcome = await in_thread(
+                lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
+            )
+        else:
+            outcome = _on_loop(self.invoke, bound, agent_id, call_id)
+        if is_awaitable(outcome):  # an async tool's, or a sync `execute_fn`'s
+            outcome = await await_tool(outcome, self.timeout)
+        return outcome
+
+    def _retry(
+        self, error: BaseException, tries: int, *, awaited: bool
+    ) -> float | None:
+        """The wait before trying a call that raised `error` again, or None to give up."""
+        policy = self.policy
+        if policy is None or not policy.retries:
+            return None
+        if isinstance(error, Raised):
+            error = error.error
+        elif awaited and caller_cancelled(error):
+            return None
+        if not policy.retryable(error, tries):
+            return None
+        wait = policy.backoff(tries)
+        log_warning(
+            "Tool %r failed on try %d of %d (%s); trying again in %.2f seconds",
+            self.name,
+            tries,
+            policy.retries + 1,
+            error_text(error),
+            wait,
+        )
+        return wait
 
     def execute(
         self,
@@ -220,6 +305,7 @@ class ToolRunner:
         deps: Any,
         formatter: ErrorFormatter | None,
         pool: ThreadPool | None = None,
+        approvals: Approvals | None = None,
     ) -> ToolResult:
         """One call from sync code: the steps of `aexecute`, but for how the code is called.
 
@@ -231,18 +317,65 @@ class ToolRunner:
             bound = binder.bind(args, agent_id, call_id, deps)
         except Refused as refused:
             return refused.result
-        try:
-            if self.timeout is not None and self.thread and not self.is_async:
-                outcome = call_in_thread(
-                    lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
-                )
-            else:
-                outcome = self.invoke(bound, agent_id, call_id)
-            if is_awaitable(outcome):  # awaited on an event loop of its own
-                outcome = block_on(lambda: await_tool(outcome, self.timeout))
-        except BaseException as error:  # whatever the tool raised: this call's result
-            return self.failure(error, formatter, awaited=False)
-        return self.finish(outcome)
+        if self.policy is None and (approvals is None or approvals.rule is False):
+            return self._call(bound, agent_id, call_id, formatter, pool)
+        from ._policies import guarded_sync
+
+        return guarded_sync(
+            self,
+            parse_arguments(self.name, args),
+            bound,
+            agent_id,
+            call_id,
+            deps,
+            formatter,
+            pool,
+            approvals,
+        )
+
+    def _call(
+        self,
+        bound: dict[str, Any],
+        agent_id: str,
+        call_id: str,
+        formatter: ErrorFormatter | None,
+        pool: ThreadPool | None,
+    ) -> ToolResult:
+        """Call the code with `bound` from sync code, and finish its result (tries again as the policy says)."""
+        tries = 1
+        while True:
+            try:
+                outcome = self._outcome(bound, agent_id, call_id, pool)
+            except (
+                BaseException
+            ) as error:  # whatever the tool raised: this call's result
+                wait = self._retry(error, tries, awaited=False)
+                if wait is None:
+                    return self.failure(error, formatter, awaited=False)
+                import time
+
+                time.sleep(wait)
+                tries += 1
+                continue
+            return self.finish(outcome)
+
+    def _outcome(
+        self,
+        bound: dict[str, Any],
+        agent_id: str,
+        call_id: str,
+        pool: ThreadPool | None,
+    ) -> Any:
+        """What the code returns for `bound`, from sync code: called here or in a pool thread; awaited on a loop of its own."""
+        if self.timeout is not None and self.thread and not self.is_async:
+            outcome = call_in_thread(
+                lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
+            )
+        else:
+            outcome = self.invoke(bound, agent_id, call_id)
+        if is_awaitable(outcome):  # awaited on an event loop of its own
+            outcome = block_on(lambda: await_tool(outcome, self.timeout))
+        return outcome
 
     def finish(self, outcome: Any) -> ToolResult:
         """What the tool returned → its result, checked against its output schema if it has one."""

@@ -134,7 +134,13 @@ def execute(
     return _within(
         toolset.max_output_chars,
         found._runner.execute(
-            agent_id, call_id, args, deps, toolset.error_formatter, toolset._pool
+            agent_id,
+            call_id,
+            args,
+            deps,
+            toolset.error_formatter,
+            toolset._pool,
+            toolset._approvals,
         ),
     )
 
@@ -179,7 +185,13 @@ def _dispatch(
     limit = toolset.max_output_chars
     if limit is None:
         return found._runner.aexecute(
-            agent_id, call.id, call.args, deps, toolset.error_formatter, toolset._pool
+            agent_id,
+            call.id,
+            call.args,
+            deps,
+            toolset.error_formatter,
+            toolset._pool,
+            toolset._approvals,
         )
     return _limited(toolset, agent_id, call, found, deps, limit)
 
@@ -194,7 +206,13 @@ async def _limited(
 ) -> ToolResult:
     """The result of the tool `found`, its text truncated to `limit` characters."""
     result = await found._runner.aexecute(
-        agent_id, call.id, call.args, deps, toolset.error_formatter, toolset._pool
+        agent_id,
+        call.id,
+        call.args,
+        deps,
+        toolset.error_formatter,
+        toolset._pool,
+        toolset._approvals,
     )
     return _within(limit, result)
 
