@@ -389,6 +389,22 @@ class TestRate:
         assert tools.execute("a", "7", "ping", {"n": 7}).text == "7"
         assert sorted(calls) == [0, 1, 2, 7]
 
+    def test_a_renamed_view_shares_the_rate(self, clock: list[float]) -> None:
+        @tool(rate="2/minute")
+        def ping() -> str:
+            """Ping."""
+            return "pong"
+
+        tools = ToolSet([ping])
+        view = tools.prefixed("net_")
+        assert tools.execute("a", "1", "ping", {}).text == "pong"
+        assert view.execute("a", "2", "net_ping", {}).text == "pong"
+        refused = view.execute("a", "3", "net_ping", {})
+        assert refused.text.startswith(
+            'Tool "net_ping" is over its rate limit of 2/minute.'
+        )
+        assert tools.execute("a", "4", "ping", {}).is_error
+
     def test_per_agent(self, clock: list[float]) -> None:
         @tool(rate=Rate(1, 10, per_agent=True))
         def ping() -> str:

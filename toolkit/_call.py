@@ -103,10 +103,17 @@ class ToolRunner:
         self._binder: Binder | None = None  # the rest is set by _build
         self._output: OutputCheck | None = None
         self.policy: Policy | None = None
+        self.source: ToolRunner | None = (
+            None  # the runner of the tool this one's tool copies
+        )
 
     def for_tool(self, tool: Tool[Any, Any]) -> ToolRunner:
-        """This runner for a copy of its tool (another name), built afresh."""
-        return ToolRunner(
+        """This runner for a copy of its tool (another name), built afresh.
+
+        The copy counts against the same limits (slots and rate) as the
+        tool it copies: a renamed view must not double a tool's rate.
+        """
+        runner = ToolRunner(
             tool,
             function=self.function,
             info=self.info,
@@ -114,6 +121,8 @@ class ToolRunner:
             is_method=self.is_method,
             is_async=self.is_async,
         )
+        runner.source = self
+        return runner
 
     def bound_to(
         self, tool: Tool[Any, Any], instance: object, owner: type | None
@@ -150,7 +159,10 @@ class ToolRunner:
         ):
             from ._policies import Policy
 
-            self.policy = Policy(tool)
+            source = self.source
+            if source is not None:
+                source.binder()  # builds its policy
+            self.policy = Policy(tool, source.policy if source is not None else None)
         if info is None:
             binder = Binder(name=tool.name, parameters=tool.parameters)
             execute_fn: ExecuteFn = self.raw  # type: ignore[assignment]  # set without a function

@@ -438,12 +438,17 @@ class _Window:
 class Policy:
     """The policies of one tool, with their state (slots, rate window)."""
 
-    def __init__(self, tool: Tool[Any, Any]) -> None:
+    def __init__(self, tool: Tool[Any, Any], shared: Policy | None = None) -> None:
         self.name = tool.name
         self.approval: bool | ToolApproval = tool.requires_approval
         self.timeout = tool.timeout
-        self.slots = _Slots(tool.max_concurrency) if tool.max_concurrency else None
-        self.window = _Window(tool.rate) if isinstance(tool.rate, Rate) else None
+        self.slots: _Slots | None
+        self.window: _Window | None
+        if shared is not None:  # a renamed copy of a tool shares its limits
+            self.slots, self.window = shared.slots, shared.window
+        else:
+            self.slots = _Slots(tool.max_concurrency) if tool.max_concurrency else None
+            self.window = _Window(tool.rate) if isinstance(tool.rate, Rate) else None
         self.retries: int = tool.retries
         self.retry_on: tuple[type[BaseException], ...] = tool.retry_on
 
