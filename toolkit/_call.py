@@ -50,6 +50,7 @@ from ._running import (
     is_awaitable,
     is_large,
 )
+from ._tracing import finish, note_error, span_of_call, tracing
 
 if TYPE_CHECKING:
     from ._checker import Check
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
     from ._policies import Policy
     from ._signature import FunctionInfo
     from ._tool import ErrorFormatter, ExecuteFn, Tool
-    from ._toolset import Approvals
+    from ._toolset import SetPolicy
     from ._types import JsonObject, JsonSchema
 
 __all__ = ["Binder", "ToolRunner", "parse_arguments"]
@@ -205,14 +206,37 @@ class ToolRunner:
         deps: Any,
         formatter: ErrorFormatter | None,
         pool: ThreadPool | None = None,
-        approvals: Approvals | None = None,
+        policy: SetPolicy | None = None,
     ) -> ToolResult:
-        """One call from async code: bind, (the policies,) call, finish.
+        """One call from async code: bind, (the policies,) call, finish; a span of it when tracing.
 
         Big arguments are bound in a thread of the pool, so that the event
-        loop keeps serving other calls while they are checked. `approvals`
-        is the approvals of the set the call is made through.
+        loop keeps serving other calls while they are checked. `policy` is
+        what the set the call is made through adds (approvals, tracing).
         """
+        tracer = tracing()
+        if tracer is None:
+            return await self._aexecute(
+                agent_id, call_id, args, deps, formatter, pool, policy
+            )
+        content = policy.trace_content if policy is not None else False
+        with span_of_call(tracer, self.tool, call_id, args, content) as span:
+            result = await self._aexecute(
+                agent_id, call_id, args, deps, formatter, pool, policy
+            )
+            finish(span, result, content, self.name)
+            return result
+
+    async def _aexecute(
+        self,
+        agent_id: str,
+        call_id: str,
+        args: Any,
+        deps: Any,
+        formatter: ErrorFormatter | None,
+        pool: ThreadPool | None,
+        approvals: SetPolicy | None,
+    ) -> ToolResult:
         binder = self._binder or self._build()
         try:
             if is_large(args):
@@ -317,13 +341,34 @@ class ToolRunner:
         deps: Any,
         formatter: ErrorFormatter | None,
         pool: ThreadPool | None = None,
-        approvals: Approvals | None = None,
+        policy: SetPolicy | None = None,
     ) -> ToolResult:
         """One call from sync code: the steps of `aexecute`, but for how the code is called.
 
         A sync tool is called right here, or in a thread of the pool when it
         has a timeout; an async tool runs on an event loop of its own.
         """
+        tracer = tracing()
+        if tracer is None:
+            return self._execute(agent_id, call_id, args, deps, formatter, pool, policy)
+        content = policy.trace_content if policy is not None else False
+        with span_of_call(tracer, self.tool, call_id, args, content) as span:
+            result = self._execute(
+                agent_id, call_id, args, deps, formatter, pool, policy
+            )
+            finish(span, result, content, self.name)
+            return result
+
+    def _execute(
+        self,
+        agent_id: str,
+        call_id: str,
+        args: Any,
+        deps: Any,
+        formatter: ErrorFormatter | None,
+        pool: ThreadPool | None,
+        approvals: SetPolicy | None,
+    ) -> ToolResult:
         binder = self._binder or self._build()
         try:
             bound = binder.bind(args, agent_id, call_id, deps)
@@ -412,6 +457,7 @@ class ToolRunner:
             raise error
         if isinstance(error, KeyboardInterrupt):
             raise error
+        note_error(error)
         if isinstance(error, TimedOut):
             log_warning(
                 "Tool %r timed out after %g seconds%s",

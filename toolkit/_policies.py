@@ -40,6 +40,7 @@ from ._exceptions import ToolDefinitionError, ToolError
 from ._log import log_failure
 from ._record import Record
 from ._results import error_text
+from ._tracing import add_event
 
 if TYPE_CHECKING:
     from ._call import ToolRunner
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from ._results import ToolResult
     from ._running import ThreadPool
     from ._tool import ErrorFormatter, Tool
-    from ._toolset import Approvals
+    from ._toolset import SetPolicy
     from ._types import JsonObject
 
 __all__ = [
@@ -306,7 +307,7 @@ class ApprovalStore:
 _STORE_LOCK = threading.Lock()
 
 
-def store_of(approvals: Approvals) -> ApprovalStore:
+def store_of(approvals: SetPolicy) -> ApprovalStore:
     """The set's store of approvals, made on first use."""
     with _STORE_LOCK:
         if approvals.store is None:
@@ -509,7 +510,7 @@ async def guarded(
     deps: Any,
     formatter: ErrorFormatter | None,
     pool: ThreadPool | None,
-    approvals: Approvals | None,
+    approvals: SetPolicy | None,
 ) -> ToolResult:
     """A call with policies, from async code: approval, rate, a slot, then the call."""
     stop = await _approval(runner, arguments, agent_id, call_id, deps, approvals)
@@ -541,7 +542,7 @@ def guarded_sync(
     deps: Any,
     formatter: ErrorFormatter | None,
     pool: ThreadPool | None,
-    approvals: Approvals | None,
+    approvals: SetPolicy | None,
 ) -> ToolResult:
     """`guarded` for sync code: a host is asked on an event loop of its own; a slot is waited for in this thread."""
     from ._running import block_on
@@ -574,11 +575,10 @@ async def _approval(
     agent_id: str,
     call_id: str,
     deps: Any,
-    approvals: Approvals | None,
+    approvals: SetPolicy | None,
 ) -> ToolResult | None:
     """None when the call may run; else its result: waiting for approval, denied, or why it cannot be asked."""
     from ._context import Context
-    from ._host import current_scope, host_method
     from ._results import ToolResult
 
     tool, name = runner.tool, runner.name
@@ -599,6 +599,29 @@ async def _approval(
         )
     if not needed:
         return None
+    stop = await _decided(runner, arguments, context, approvals)
+    add_event(
+        "toolkit.approval",
+        {
+            "toolkit.approval.outcome": "approved"
+            if stop is None
+            else ("waiting" if stop.approval is not None else "refused")
+        },
+    )
+    return stop
+
+
+async def _decided(
+    runner: ToolRunner,
+    arguments: JsonObject,
+    context: Context[Any],
+    approvals: SetPolicy | None,
+) -> ToolResult | None:
+    """The approval of a call that needs one: None when it may run, else its result."""
+    from ._host import current_scope, host_method
+    from ._results import ToolResult
+
+    name = runner.name
     digest = digest_of(arguments)
     store = store_of(approvals) if approvals is not None else None
     if store is not None:

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ._policies import ApprovalStore, SetApproval
+    from ._tracing import Redact
 
 __all__ = ["Middleware", "ToolSet"]
 
@@ -64,21 +65,30 @@ once left never comes back, also to a set that stopped following the sets
 it was composed from (which gets a registry of its own)."""
 
 
-class Approvals:
-    """A set's approval rule and key, and the store of its approvals (made on first use)."""
+class SetPolicy:
+    """What a set adds to its calls: the approval rule and key, the store of approvals (made on first use), what spans keep."""
 
-    __slots__ = ("key", "rule", "store")
+    __slots__ = ("key", "rule", "store", "trace_content")
 
-    def __init__(self, rule: bool | SetApproval, key: bytes | None) -> None:
+    def __init__(
+        self,
+        rule: bool | SetApproval,
+        key: bytes | None,
+        trace_content: bool | Redact = False,
+    ) -> None:
         if not isinstance(rule, bool) and not callable(rule):
             msg = f"requires_approval={rule!r}. Pass True, False, or a function (tool, arguments, context) -> bool"
             raise ToolDefinitionError(msg)
         if key is not None and (not isinstance(key, bytes) or len(key) < 16):
             msg = "approval_key must be bytes of at least 16 (e.g. secrets.token_bytes(32)), or None"
             raise ToolDefinitionError(msg)
+        if not isinstance(trace_content, bool) and not callable(trace_content):
+            msg = f"trace_content={trace_content!r}. Pass True, False, or a function (tool_name, value) -> value"
+            raise ToolDefinitionError(msg)
         self.rule = rule
         self.key = key
         self.store: ApprovalStore | None = None
+        self.trace_content = trace_content
 
 
 class Registry:
@@ -199,6 +209,10 @@ class ToolSet:
         approval_key: Sign approval ids with this secret (HMAC-SHA256), so
             that a host that keeps no state can hand an id back to another
             process with the same key; None keeps approvals in memory.
+        trace_content: Record each call's arguments and result text on its
+            OpenTelemetry span: True, or a redaction hook
+            `(tool_name, value) -> value` that returns what to keep (default:
+            False, neither is recorded).
     """
 
     # How providers tell a set (whose items add checks) without importing it.
@@ -213,6 +227,7 @@ class ToolSet:
         max_threads: int | None = None,
         requires_approval: bool | SetApproval = False,
         approval_key: bytes | None = None,
+        trace_content: bool | Redact = False,
     ) -> None:
         if max_output_chars is not None and (
             isinstance(max_output_chars, bool) or max_output_chars < 100
@@ -225,7 +240,7 @@ class ToolSet:
         self.max_output_chars = max_output_chars
         self.error_formatter = error_formatter
         self._pool = None if max_threads is None else bounded_pool(max_threads)
-        self._approvals = Approvals(requires_approval, approval_key)
+        self._policy = SetPolicy(requires_approval, approval_key, trace_content)
         if type(self).add is ToolSet.add:  # add's checks, in order, at once
             self._holder: Registry | Composed = Registry(_unique(tools))
         else:  # a subclass's add sees every tool
@@ -358,7 +373,9 @@ class ToolSet:
         derived._holder = holder
         derived._middleware = list(self._middleware)
         derived._pool = self._pool  # one limit on threads for a set and its views
-        derived._approvals = self._approvals  # and one rule and store of approvals
+        derived._policy = (
+            self._policy
+        )  # and one rule and store of approvals, one trace setting
         return derived
 
     def __or__(self, other: ToolSet) -> ToolSet:
@@ -532,11 +549,11 @@ class ToolSet:
     @property
     def requires_approval(self) -> bool | SetApproval:
         """The set's own approval rule (see the class); assignable."""
-        return self._approvals.rule
+        return self._policy.rule
 
     @requires_approval.setter
     def requires_approval(self, rule: bool | SetApproval) -> None:
-        self._approvals.rule = rule
+        self._policy.rule = rule
 
     def approve(self, approval_id: str) -> bool:
         """Approve the call that waits with `approval_id`: the next call of that tool with the same arguments runs, once.
@@ -557,7 +574,7 @@ class ToolSet:
     def _decide(self, approval_id: str, decision: bool | str) -> bool:
         from ._policies import store_of
 
-        return store_of(self._approvals).decide(approval_id, decision)
+        return store_of(self._policy).decide(approval_id, decision)
 
     def _unknown(self, name: object) -> str:
         names = self.names

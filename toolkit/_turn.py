@@ -140,7 +140,7 @@ def execute(
             deps,
             toolset.error_formatter,
             toolset._pool,
-            toolset._approvals,
+            toolset._policy,
         ),
     )
 
@@ -191,7 +191,7 @@ def _dispatch(
             deps,
             toolset.error_formatter,
             toolset._pool,
-            toolset._approvals,
+            toolset._policy,
         )
     return _limited(toolset, agent_id, call, found, deps, limit)
 
@@ -212,7 +212,7 @@ async def _limited(
         deps,
         toolset.error_formatter,
         toolset._pool,
-        toolset._approvals,
+        toolset._policy,
     )
     return _within(limit, result)
 
