@@ -375,33 +375,9 @@ def execute_scenario() -> Scenario:
                 'await tool.aexecute("a", "c", args): the sync function in a worker thread, as the peers run it',
                 timed_async(lambda: ours.aexecute("a", "c", ARGS)),
             ),
-            Path(
-                "toolkit (traced)",
-                'tool.execute("a", "c", args) with an OpenTelemetry SDK configured: an execute_tool span per call, recorded, exported nowhere',
-                traced(timed_sync(lambda: ours.execute("a", "c", ARGS))),
-            ),
         ],
         number=100_000,
     )
-
-
-def traced(run: Callable[[int], float]) -> Callable[[int], float]:
-    """`run` with toolkit's calls traced by an OpenTelemetry SDK (its provider, not the process's)."""
-    from opentelemetry.sdk.trace import TracerProvider
-
-    from toolkit import _call
-
-    tracer = TracerProvider().get_tracer("bench")
-
-    def with_spans(n: int) -> float:
-        untraced = _call.tracing
-        _call.tracing = lambda: tracer
-        try:
-            return run(n)
-        finally:
-            _call.tracing = untraced
-
-    return with_spans
 
 
 def _raises(operation: Callable[[], Any]) -> bool:

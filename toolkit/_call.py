@@ -50,7 +50,7 @@ from ._running import (
     is_awaitable,
     is_large,
 )
-from ._tracing import finish, note_error, span_of_call, tracing
+from ._tracing import current, finish, note_error, start_call
 
 if TYPE_CHECKING:
     from ._checker import Check
@@ -214,13 +214,13 @@ class ToolRunner:
         loop keeps serving other calls while they are checked. `policy` is
         what the set the call is made through adds (approvals, tracing).
         """
-        tracer = tracing()
-        if tracer is None:
+        content = policy.trace_content if policy is not None else False
+        span = start_call(self.tool, call_id, args, content)
+        if span is None:
             return await self._aexecute(
                 agent_id, call_id, args, deps, formatter, pool, policy
             )
-        content = policy.trace_content if policy is not None else False
-        with span_of_call(tracer, self.tool, call_id, args, content) as span:
+        with current(span):
             result = await self._aexecute(
                 agent_id, call_id, args, deps, formatter, pool, policy
             )
@@ -348,11 +348,11 @@ class ToolRunner:
         A sync tool is called right here, or in a thread of the pool when it
         has a timeout; an async tool runs on an event loop of its own.
         """
-        tracer = tracing()
-        if tracer is None:
-            return self._execute(agent_id, call_id, args, deps, formatter, pool, policy)
         content = policy.trace_content if policy is not None else False
-        with span_of_call(tracer, self.tool, call_id, args, content) as span:
+        span = start_call(self.tool, call_id, args, content)
+        if span is None:
+            return self._execute(agent_id, call_id, args, deps, formatter, pool, policy)
+        with current(span):
             result = self._execute(
                 agent_id, call_id, args, deps, formatter, pool, policy
             )

@@ -13,9 +13,8 @@ are recorded only when the set asks for them (`ToolSet(trace_content=...)`),
 through its redaction hook. Progress reports, log records and approval
 decisions are events of the call's span.
 
-Nothing of OpenTelemetry is imported until the first call, and nothing at
-all when it is not installed; until an SDK is configured (the API's default
-provider), a call makes no span. The MCP hop is traced by the `mcp` SDK
+Nothing of OpenTelemetry is imported by toolkit: until an SDK's tracer
+provider is set, a call makes no span and costs one look-up. The MCP hop is traced by the `mcp` SDK
 itself (its client and server spans, and the trace context it carries in
 `_meta`), so that an agent's call, the MCP request and the served call are
 one trace.
@@ -23,6 +22,7 @@ one trace.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,14 +30,17 @@ if TYPE_CHECKING:
     from ._results import ToolResult
     from ._tool import Tool
 
-__all__ = ["add_event", "finish", "note_error", "span_of_call", "tracing"]
+__all__ = ["add_event", "current", "finish", "note_error", "start_call", "tracer"]
 
 Redact = Callable[[str, Any], Any]
 """`redact(tool_name, value) -> value`: what of an argument dict or a result text a span may keep."""
 
-_API: list[
-    Any
-] = []  # [the `opentelemetry.trace` module, or None], decided on first use
+# The `opentelemetry.trace` module, or None; decided on first use.
+_API: list[Any] = []
+# toolkit's tracer, once an SDK's provider is set.
+_FOUND: list[Any] = []
+# Whether OTEL_PYTHON_TRACER_PROVIDER names a provider.
+_ENVIRONMENT: list[bool] = []
 
 
 def _trace() -> Any:
@@ -51,22 +54,53 @@ def _trace() -> Any:
     return _API[0]
 
 
-def tracing() -> Any:
-    """The tracer when an OpenTelemetry SDK is configured, else None (no span is made)."""
-    trace = _trace()
-    if trace is None:
+def tracer() -> Any:
+    """Toolkit's tracer once an OpenTelemetry SDK's provider is set, else None (calls go untraced).
+
+    Providers come from the OpenTelemetry SDK (`opentelemetry-sdk`, or the
+    `OTEL_PYTHON_TRACER_PROVIDER` variable): until its module is imported no
+    provider can be set, and a call pays one dictionary look-up. Once one is
+    set, the tracer is kept (the API lets a provider be set once).
+    """
+    if _FOUND:
+        return _FOUND[0]
+    if not _ENVIRONMENT:
+        import os
+
+        _ENVIRONMENT.append("OTEL_PYTHON_TRACER_PROVIDER" in os.environ)
+    if "opentelemetry.sdk.trace" not in sys.modules and not _ENVIRONMENT[0]:
         return None
-    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+    trace = _trace()
+    if trace is None or isinstance(
+        trace.get_tracer_provider(), trace.ProxyTracerProvider
+    ):
         return None
     from ._version import __version__
 
-    return trace.get_tracer("toolkit", __version__)
+    _FOUND.append(trace.get_tracer("toolkit", __version__))
+    return _FOUND[0]
 
 
-def span_of_call(
-    tracer: Any, tool: Tool[Any, Any], call_id: str, args: Any, content: bool | Redact
+def start_call(
+    tool: Tool[Any, Any], call_id: str, args: Any, content: bool | Redact
 ) -> Any:
-    """The span of one call, to enter (`with`), with the request-side attributes."""
+    """The span of one call with its request-side attributes, or None when nothing records it.
+
+    A sampler may decide not to record it; then the call goes on untraced.
+    """
+    found = tracer()
+    if found is None:
+        return None
+    trace = _API[0]
+    span = found.start_span(
+        "execute_tool",
+        kind=trace.SpanKind.INTERNAL,
+        record_exception=False,
+        set_status_on_exception=False,
+    )
+    if not span.is_recording():
+        return None
+    span.update_name(f"execute_tool {tool.name}")
     attributes: dict[str, Any] = {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": tool.name,
@@ -77,13 +111,14 @@ def span_of_call(
         attributes["gen_ai.tool.description"] = tool.description
     if content is not False:
         attributes["gen_ai.tool.call.arguments"] = _shown(tool.name, args, content)
-    trace = _trace()
-    return tracer.start_as_current_span(
-        f"execute_tool {tool.name}",
-        kind=trace.SpanKind.INTERNAL,
-        attributes=attributes,
-        record_exception=False,
-        set_status_on_exception=False,
+    span.set_attributes(attributes)
+    return span
+
+
+def current(span: Any) -> Any:
+    """A context manager that makes `span` the current span, and ends it on the way out."""
+    return _API[0].use_span(
+        span, end_on_exit=True, record_exception=False, set_status_on_exception=False
     )
 
 
@@ -103,17 +138,16 @@ def finish(span: Any, result: ToolResult, content: bool | Redact, name: str) -> 
 
 def note_error(error: BaseException) -> None:
     """Name the exception a tool raised on the current call's span (`error.type`)."""
-    trace = _trace()
-    if trace is None:
+    if not _FOUND:
         return
-    span = trace.get_current_span()
+    span = _API[0].get_current_span()
     if span.is_recording():
         span.set_attribute("error.type", type(error).__qualname__)
 
 
 def add_event(name: str, attributes: dict[str, Any]) -> None:
     """An event on the current call's span (progress, a log record, an approval)."""
-    if not _API or _API[0] is None:
+    if not _FOUND:
         return
     span = _API[0].get_current_span()
     if span.is_recording():
