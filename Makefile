@@ -93,6 +93,7 @@ bench: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python benchmarks/run.py --markdown benchmarks/results.md --json benchmarks/results.json --serving benchmarks/serving.json $(BENCH_ARGS)
 	$(BENCH_VENV)/bin/python benchmarks/chart.py benchmarks/results.json docs/images/benchmarks.png
 	$(BENCH_VENV)/bin/python benchmarks/search.py --markdown benchmarks/search.md --json benchmarks/search.json $(SEARCH_ARGS)
+	$(BENCH_VENV)/bin/python benchmarks/tracing.py --markdown benchmarks/tracing.md
 
 clean:
 	rm -rf .venv .venv-* .pytest_cache .mypy_cache .ruff_cache site dist

@@ -374,7 +374,7 @@ def execute_scenario() -> Scenario:
                 "toolkit (async)",
                 'await tool.aexecute("a", "c", args): the sync function in a worker thread, as the peers run it',
                 timed_async(lambda: ours.aexecute("a", "c", ARGS)),
-            )
+            ),
         ],
         number=100_000,
     )

@@ -20,6 +20,8 @@ from ._host import Elicited as Elicited
 from ._host import Host as Host
 from ._lint import lint as lint
 from ._param import Param as Param
+from ._policies import Approval as Approval
+from ._policies import Rate as Rate
 from ._results import TextUI as TextUI
 from ._results import ToolCall as ToolCall
 from ._results import ToolResult as ToolResult
@@ -34,6 +36,7 @@ from ._version import __version__ as __version__
 
 __all__ = [
     "AITool",
+    "Approval",
     "Audio",
     "Context",
     "DuplicateToolError",
@@ -43,6 +46,7 @@ __all__ = [
     "Host",
     "Image",
     "Param",
+    "Rate",
     "Resource",
     "ResourceLink",
     "Text",

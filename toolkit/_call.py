@@ -50,13 +50,16 @@ from ._running import (
     is_awaitable,
     is_large,
 )
+from ._tracing import current, finish, note_error, start_call
 
 if TYPE_CHECKING:
     from ._checker import Check
     from ._nodes import Field
     from ._output import OutputCheck
+    from ._policies import Policy
     from ._signature import FunctionInfo
     from ._tool import ErrorFormatter, ExecuteFn, Tool
+    from ._toolset import SetPolicy
     from ._types import JsonObject, JsonSchema
 
 __all__ = ["Binder", "ToolRunner", "parse_arguments"]
@@ -100,10 +103,18 @@ class ToolRunner:
         """The tool's `execute_fn`: `Tool.new`'s own, or one call without `deps`."""
         self._binder: Binder | None = None  # the rest is set by _build
         self._output: OutputCheck | None = None
+        self.policy: Policy | None = None
+        self.source: ToolRunner | None = (
+            None  # the runner of the tool this one's tool copies
+        )
 
     def for_tool(self, tool: Tool[Any, Any]) -> ToolRunner:
-        """This runner for a copy of its tool (another name), built afresh."""
-        return ToolRunner(
+        """This runner for a copy of its tool (another name), built afresh.
+
+        The copy counts against the same limits (slots and rate) as the
+        tool it copies: a renamed view must not double a tool's rate.
+        """
+        runner = ToolRunner(
             tool,
             function=self.function,
             info=self.info,
@@ -111,6 +122,8 @@ class ToolRunner:
             is_method=self.is_method,
             is_async=self.is_async,
         )
+        runner.source = self
+        return runner
 
     def bound_to(
         self, tool: Tool[Any, Any], instance: object, owner: type | None
@@ -139,6 +152,18 @@ class ToolRunner:
         self.name = tool.name
         self.timeout = tool.timeout
         self.thread = tool.thread
+        if (
+            tool.requires_approval is not False
+            or tool.max_concurrency
+            or tool.rate is not None
+            or tool.retries
+        ):
+            from ._policies import Policy
+
+            source = self.source
+            if source is not None:
+                source.binder()  # builds its policy
+            self.policy = Policy(tool, source.policy if source is not None else None)
         if info is None:
             binder = Binder(name=tool.name, parameters=tool.parameters)
             execute_fn: ExecuteFn = self.raw  # type: ignore[assignment]  # set without a function
@@ -181,12 +206,37 @@ class ToolRunner:
         deps: Any,
         formatter: ErrorFormatter | None,
         pool: ThreadPool | None = None,
+        policy: SetPolicy | None = None,
     ) -> ToolResult:
-        """One call from async code: bind, call, finish.
+        """One call from async code: bind, (the policies,) call, finish; a span of it when tracing.
 
         Big arguments are bound in a thread of the pool, so that the event
-        loop keeps serving other calls while they are checked.
+        loop keeps serving other calls while they are checked. `policy` is
+        what the set the call is made through adds (approvals, tracing).
         """
+        content = policy.trace_content if policy is not None else False
+        span = start_call(self.tool, call_id, args, content)
+        if span is None:
+            return await self._aexecute(
+                agent_id, call_id, args, deps, formatter, pool, policy
+            )
+        with current(span):
+            result = await self._aexecute(
+                agent_id, call_id, args, deps, formatter, pool, policy
+            )
+            finish(span, result, content, self.name)
+            return result
+
+    async def _aexecute(
+        self,
+        agent_id: str,
+        call_id: str,
+        args: Any,
+        deps: Any,
+        formatter: ErrorFormatter | None,
+        pool: ThreadPool | None,
+        approvals: SetPolicy | None,
+    ) -> ToolResult:
         binder = self._binder or self._build()
         try:
             if is_large(args):
@@ -197,20 +247,91 @@ class ToolRunner:
                 bound = binder.bind(args, agent_id, call_id, deps)
         except Refused as refused:
             return refused.result
-        try:
-            if self.is_async:
-                outcome = self.invoke(bound, agent_id, call_id)
-            elif self.thread:
-                outcome = await in_thread(
-                    lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
-                )
-            else:
-                outcome = _on_loop(self.invoke, bound, agent_id, call_id)
-            if is_awaitable(outcome):  # an async tool's, or a sync `execute_fn`'s
-                outcome = await await_tool(outcome, self.timeout)
-        except BaseException as error:  # whatever the tool raised: this call's result
-            return self.failure(error, formatter, awaited=True)
-        return self.finish(outcome)
+        if self.policy is None and (approvals is None or approvals.rule is False):
+            return await self._acall(bound, agent_id, call_id, formatter, pool)
+        from ._policies import guarded
+
+        return await guarded(
+            self,
+            parse_arguments(self.name, args),
+            bound,
+            agent_id,
+            call_id,
+            deps,
+            formatter,
+            pool,
+            approvals,
+        )
+
+    async def _acall(
+        self,
+        bound: dict[str, Any],
+        agent_id: str,
+        call_id: str,
+        formatter: ErrorFormatter | None,
+        pool: ThreadPool | None,
+    ) -> ToolResult:
+        """Call the code with `bound` from async code, and finish its result (tries again as the policy says)."""
+        tries = 1
+        while True:
+            try:
+                outcome = await self._aoutcome(bound, agent_id, call_id, pool)
+            except (
+                BaseException
+            ) as error:  # whatever the tool raised: this call's result
+                wait = self._retry(error, tries, awaited=True)
+                if wait is None:
+                    return self.failure(error, formatter, awaited=True)
+                import asyncio
+
+                await asyncio.sleep(wait)
+                tries += 1
+                continue
+            return self.finish(outcome)
+
+    async def _aoutcome(
+        self,
+        bound: dict[str, Any],
+        agent_id: str,
+        call_id: str,
+        pool: ThreadPool | None,
+    ) -> Any:
+        """What the code returns for `bound`: awaited, from a pool thread, or called inline."""
+        if self.is_async:
+            outcome = self.invoke(bound, agent_id, call_id)
+        elif self.thread:
+            outcome = await in_thread(
+                lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
+            )
+        else:
+            outcome = _on_loop(self.invoke, bound, agent_id, call_id)
+        if is_awaitable(outcome):  # an async tool's, or a sync `execute_fn`'s
+            outcome = await await_tool(outcome, self.timeout)
+        return outcome
+
+    def _retry(
+        self, error: BaseException, tries: int, *, awaited: bool
+    ) -> float | None:
+        """The wait before trying a call that raised `error` again, or None to give up."""
+        policy = self.policy
+        if policy is None or not policy.retries:
+            return None
+        if isinstance(error, Raised):
+            error = error.error
+        elif awaited and caller_cancelled(error):
+            return None
+        if not policy.retryable(error, tries):
+            return None
+        wait = policy.backoff(tries)
+        log_warning(
+            "Tool %r failed on try %d of %d (%s); trying again in %.2f seconds",
+            self.name,
+            tries,
+            policy.retries + 1,
+            error_text(error),
+            wait,
+        )
+        return wait
 
     def execute(
         self,
@@ -220,29 +341,98 @@ class ToolRunner:
         deps: Any,
         formatter: ErrorFormatter | None,
         pool: ThreadPool | None = None,
+        policy: SetPolicy | None = None,
     ) -> ToolResult:
         """One call from sync code: the steps of `aexecute`, but for how the code is called.
 
         A sync tool is called right here, or in a thread of the pool when it
         has a timeout; an async tool runs on an event loop of its own.
         """
+        content = policy.trace_content if policy is not None else False
+        span = start_call(self.tool, call_id, args, content)
+        if span is None:
+            return self._execute(agent_id, call_id, args, deps, formatter, pool, policy)
+        with current(span):
+            result = self._execute(
+                agent_id, call_id, args, deps, formatter, pool, policy
+            )
+            finish(span, result, content, self.name)
+            return result
+
+    def _execute(
+        self,
+        agent_id: str,
+        call_id: str,
+        args: Any,
+        deps: Any,
+        formatter: ErrorFormatter | None,
+        pool: ThreadPool | None,
+        approvals: SetPolicy | None,
+    ) -> ToolResult:
         binder = self._binder or self._build()
         try:
             bound = binder.bind(args, agent_id, call_id, deps)
         except Refused as refused:
             return refused.result
-        try:
-            if self.timeout is not None and self.thread and not self.is_async:
-                outcome = call_in_thread(
-                    lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
-                )
-            else:
-                outcome = self.invoke(bound, agent_id, call_id)
-            if is_awaitable(outcome):  # awaited on an event loop of its own
-                outcome = block_on(lambda: await_tool(outcome, self.timeout))
-        except BaseException as error:  # whatever the tool raised: this call's result
-            return self.failure(error, formatter, awaited=False)
-        return self.finish(outcome)
+        if self.policy is None and (approvals is None or approvals.rule is False):
+            return self._call(bound, agent_id, call_id, formatter, pool)
+        from ._policies import guarded_sync
+
+        return guarded_sync(
+            self,
+            parse_arguments(self.name, args),
+            bound,
+            agent_id,
+            call_id,
+            deps,
+            formatter,
+            pool,
+            approvals,
+        )
+
+    def _call(
+        self,
+        bound: dict[str, Any],
+        agent_id: str,
+        call_id: str,
+        formatter: ErrorFormatter | None,
+        pool: ThreadPool | None,
+    ) -> ToolResult:
+        """Call the code with `bound` from sync code, and finish its result (tries again as the policy says)."""
+        tries = 1
+        while True:
+            try:
+                outcome = self._outcome(bound, agent_id, call_id, pool)
+            except (
+                BaseException
+            ) as error:  # whatever the tool raised: this call's result
+                wait = self._retry(error, tries, awaited=False)
+                if wait is None:
+                    return self.failure(error, formatter, awaited=False)
+                import time
+
+                time.sleep(wait)
+                tries += 1
+                continue
+            return self.finish(outcome)
+
+    def _outcome(
+        self,
+        bound: dict[str, Any],
+        agent_id: str,
+        call_id: str,
+        pool: ThreadPool | None,
+    ) -> Any:
+        """What the code returns for `bound`, from sync code: called here or in a pool thread; awaited on a loop of its own."""
+        if self.timeout is not None and self.thread and not self.is_async:
+            outcome = call_in_thread(
+                lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
+            )
+        else:
+            outcome = self.invoke(bound, agent_id, call_id)
+        if is_awaitable(outcome):  # awaited on an event loop of its own
+            outcome = block_on(lambda: await_tool(outcome, self.timeout))
+        return outcome
 
     def finish(self, outcome: Any) -> ToolResult:
         """What the tool returned → its result, checked against its output schema if it has one."""
@@ -267,6 +457,7 @@ class ToolRunner:
             raise error
         if isinstance(error, KeyboardInterrupt):
             raise error
+        note_error(error)
         if isinstance(error, TimedOut):
             log_warning(
                 "Tool %r timed out after %g seconds%s",

@@ -211,6 +211,12 @@ def _schema_command(commands: _Commands) -> None:
         action="store_true",
         help="strict mode (openai, openai_responses, anthropic)",
     )
+    schema.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print each tool's policies (approval, limits, retries) to stderr",
+    )
     schema.set_defaults(run=_schema)
 
 
@@ -224,7 +230,22 @@ def _schema(tools: ToolSet, options: argparse.Namespace) -> int:
     print(
         json.dumps(tools.export(options.format, **extra), indent=2, ensure_ascii=False)
     )
+    if options.verbose:
+        for line in _policy_lines(tools):
+            print(line, file=sys.stderr)
     return 0
+
+
+def _policy_lines(tools: ToolSet) -> list[str]:
+    """One line per tool with a policy: what it must pass before it runs."""
+    from ._policies import shown
+
+    lines = [f"{item.name}: {shown(item)} [policy]" for item in tools if shown(item)]
+    if tools.requires_approval is not False:
+        lines.append(
+            "(tool set): requires approval for its tools as its rule says [policy]"
+        )
+    return lines
 
 
 def _call_command(commands: _Commands) -> None:
@@ -317,6 +338,8 @@ def _lint(tools: ToolSet, options: argparse.Namespace) -> int:
         findings = [item for item in findings if item.code not in gemini.OPENAPI_CODES]
     for finding in findings:
         print(finding)
+    for line in _policy_lines(tools):
+        print(line)
     count = len(tools)
     if findings:
         print(

@@ -30,6 +30,7 @@ from ._host import (
     sampling_messages,
 )
 from ._record import Record
+from ._tracing import add_event
 
 __all__ = ["Context", "SyncContext"]
 
@@ -105,6 +106,10 @@ class Context(Record, Generic[DepsT]):
             TypeError: `progress` or `total` is not a number.
         """
         check_progress(progress, total, message)
+        add_event(
+            "toolkit.progress",
+            {"progress": progress, "total": total, "message": message},
+        )
         method = host_method(self._host, "progress")
         if method is None:
             log_progress(self, progress, total, message)
@@ -124,6 +129,7 @@ class Context(Record, Generic[DepsT]):
             ValueError: `level` is not one of those.
         """
         level = check_level(level)
+        add_event("toolkit.log", {"level": level, "message": message})
         method = host_method(self._host, "log")
         if method is None:
             log_record(self, level, message, data)
@@ -274,6 +280,10 @@ class SyncContext:
         context = self._context
         check_progress(progress, total, message)
         if host_method(context._host, "progress") is None:
+            add_event(
+                "toolkit.progress",
+                {"progress": progress, "total": total, "message": message},
+            )
             log_progress(context, progress, total, message)
             return
         _hand_off(
@@ -285,6 +295,7 @@ class SyncContext:
         context = self._context
         level = check_level(level)
         if host_method(context._host, "log") is None:
+            add_event("toolkit.log", {"level": level, "message": message})
             log_record(context, level, message, data)
             return
         _hand_off(context, lambda: context.log(level, message, **data), False)

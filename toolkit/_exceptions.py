@@ -86,7 +86,16 @@ class ToolError(ToolkitError):
 
     Use it for failures the model can act on ("No city named 'Pariss'. Did you
     mean 'Paris'?"). Any other exception is reported as `"<Type>: <message>"`.
+
+    Args:
+        *args: The message, as for any exception.
+        retry: The failure is transient: a tool with `retries=` runs the
+            call again (the model sees only the last outcome).
     """
+
+    def __init__(self, *args: object, retry: bool = False) -> None:
+        super().__init__(*args)
+        self.retry = retry
 
 
 class ContentError(ToolkitError, ValueError):

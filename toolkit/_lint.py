@@ -67,6 +67,10 @@ def _lint_tool(item: Tool[Any, Any]) -> Iterator[Finding]:
     yield from _parameters(item)
     fix = ". Its MCP server has to fix it" if _remote(item) else ""
     yield from contradictions(item.name, item.parameters, fix)
+    if item.max_concurrency:
+        from ._policies import policy_findings
+
+        yield from policy_findings(item)
 
 
 def _names(item: Tool[Any, Any]) -> Iterator[Finding]:

@@ -14,7 +14,11 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from ._exceptions import ToolDefinitionError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ._context import Context
     from ._docstrings import DocstringStyle
+    from ._policies import Rate
     from ._results import Widget
     from ._types import JsonSchema
 
@@ -37,6 +41,19 @@ class ToolOptions(TypedDict, total=False):
         destructive: MCP hint: the tool may destroy data.
         idempotent: MCP hint: repeating a call has no further effect.
         open_world: MCP hint: the tool reaches outside systems.
+        requires_approval: A call runs only after a human approved it: True,
+            or a function `(arguments, context) -> bool` deciding per call
+            (default: False).
+        max_concurrency: At most this many calls at once; a call waits for
+            a slot, never longer than `timeout` (default: None, no limit).
+        rate: At most so many calls in a window, such as `"10/minute"` or
+            `Rate(10, 60, per_agent=True)`; a call over it is an error result
+            that says when to retry (default: None).
+        retries: Run a call again this many times at most when it raises
+            `ToolError(..., retry=True)` or one of `retry_on`, after a
+            growing wait with jitter; only for `idempotent=True` tools
+            (default: 0).
+        retry_on: The exception classes that are worth a retry (default: ()).
     """
 
     widget: Widget | None
@@ -48,6 +65,11 @@ class ToolOptions(TypedDict, total=False):
     destructive: bool | None
     idempotent: bool | None
     open_world: bool | None
+    requires_approval: bool | Callable[[dict[str, Any], Context[Any]], bool]
+    max_concurrency: int | None
+    rate: str | Rate | None
+    retries: int
+    retry_on: tuple[type[BaseException], ...]
 
 
 class NewOptions(ToolOptions, total=False):

@@ -8,13 +8,16 @@ before it became JSON text.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from ._content import PART_TYPES, Part, Text, as_parts, is_content, joined_text
 from ._exceptions import ContentError
 from ._json import TooDeep, encode, refers_to_itself, to_jsonable, type_name
 from ._log import log_failure
 from ._record import Record, TextRecord
+
+if TYPE_CHECKING:
+    from ._policies import Approval
 
 __all__ = [
     "UI",
@@ -107,15 +110,18 @@ class ToolResult(Record):
         content: The content parts (`Text`, `Image`, `Audio`, `File`,
             `Resource`, `ResourceLink`) in order, or empty when the result is
             text alone. Providers send them in their API's native shapes.
+        approval: For a call that did not run because it waits for a
+            human's approval, what to approve (`ToolSet.approve`); else None.
     """
 
-    __match_args__ = ("text", "is_error", "ui", "structured", "content")
-    __slots__ = ("content", "is_error", "structured", "text", "ui")
+    __match_args__ = ("text", "is_error", "ui", "structured", "content", "approval")
+    __slots__ = ("approval", "content", "is_error", "structured", "text", "ui")
     text: str
     is_error: bool
     ui: UI | None
     structured: Any
     content: tuple[Part, ...]
+    approval: Approval | None
 
     def __init__(
         self,
@@ -124,12 +130,21 @@ class ToolResult(Record):
         ui: UI | None = None,
         structured: Any = None,
         content: tuple[Part, ...] = (),
+        approval: Approval | None = None,
     ) -> None:
         _set(self, "text", text)
         _set(self, "is_error", is_error)
         _set(self, "ui", ui)
         _set(self, "structured", structured)
         _set(self, "content", content)
+        _set(self, "approval", approval)
+
+    @property
+    def status(self) -> Literal["ok", "error", "needs_approval"]:
+        """`"needs_approval"` for a call waiting for approval, else `"error"` or `"ok"`."""
+        if self.approval is not None:
+            return "needs_approval"
+        return "error" if self.is_error else "ok"
 
     @classmethod
     def ok(

@@ -40,7 +40,9 @@ if TYPE_CHECKING:  # the modules that make and run tools load when first needed
     from typing_extensions import Self, Unpack
 
     from ._callables import CallableInfo
+    from ._context import Context
     from ._docstrings import DocstringStyle
+    from ._policies import Rate
 
 __all__ = [
     "AITool",
@@ -143,6 +145,9 @@ class AITool(Record):
 
 
 _VIEWED: Final = frozenset({"name", "description", "parameters", "returns"})
+_POLICY_OPTIONS: Final = frozenset(
+    {"requires_approval", "max_concurrency", "rate", "retries", "retry_on"}
+)
 
 
 class Tool(Generic[P, R]):
@@ -168,6 +173,14 @@ class Tool(Generic[P, R]):
         destructive: MCP hint: the tool may destroy data.
         idempotent: MCP hint: repeating a call has no further effect.
         open_world: MCP hint: the tool reaches outside systems.
+        requires_approval: True, or `(arguments, context) -> bool`: a call
+            runs only once a human approved it (see `ToolSet.approve`).
+        max_concurrency: At most this many calls at once, or None.
+        rate: At most so many calls in a window (a `Rate`), or None.
+        retries: Tries after the first for a retryable failure (idempotent
+            tools only).
+        retry_on: Exception classes worth a retry, besides
+            `ToolError(..., retry=True)`.
         remote_name: For a tool of an MCP server (`mcp.connect`), the name
             the server knows it by, which its `tools/call` requests carry;
             None for a local tool. It differs from `name` when the server's
@@ -194,6 +207,11 @@ class Tool(Generic[P, R]):
     destructive: bool | None = None
     idempotent: bool | None = None
     open_world: bool | None = None
+    requires_approval: bool | Callable[[dict[str, Any], Context[Any]], bool] = False
+    max_concurrency: int | None = None
+    rate: Rate | None = None
+    retries: int = 0
+    retry_on: tuple[type[BaseException], ...] = ()
     remote_name: str | None = None
     _runner: ToolRunner
     _views: dict[str, Any]
@@ -212,6 +230,10 @@ class Tool(Generic[P, R]):
         state.update(options, name=check_name(name), description=description)
         state["parameters"] = parameters
         state["timeout"] = _check_timeout(self.timeout, name)
+        if options.keys() & _POLICY_OPTIONS:
+            from ._policies import check_policies
+
+            check_policies(self)
         state["_views"] = {}  # the views providers keep with it (`_views.kept_view`)
         self._use(ToolRunner(self, execute_fn=execute_fn))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
 from . import _turn
@@ -50,6 +50,9 @@ from ._tool import (
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from ._policies import ApprovalStore, SetApproval
+    from ._tracing import Redact
+
 __all__ = ["Middleware", "ToolSet"]
 
 P = ParamSpec("P")
@@ -60,6 +63,32 @@ _STATES: Final = itertools.count()
 """The states of registries, each new one unique in the process: a state
 once left never comes back, also to a set that stopped following the sets
 it was composed from (which gets a registry of its own)."""
+
+
+class SetPolicy:
+    """What a set adds to its calls: the approval rule and key, the store of approvals (made on first use), what spans keep."""
+
+    __slots__ = ("key", "rule", "store", "trace_content")
+
+    def __init__(
+        self,
+        rule: bool | SetApproval,
+        key: bytes | None,
+        trace_content: bool | Redact = False,
+    ) -> None:
+        if not isinstance(rule, bool) and not callable(rule):
+            msg = f"requires_approval={rule!r}. Pass True, False, or a function (tool, arguments, context) -> bool"
+            raise ToolDefinitionError(msg)
+        if key is not None and (not isinstance(key, bytes) or len(key) < 16):
+            msg = "approval_key must be bytes of at least 16 (e.g. secrets.token_bytes(32)), or None"
+            raise ToolDefinitionError(msg)
+        if not isinstance(trace_content, bool) and not callable(trace_content):
+            msg = f"trace_content={trace_content!r}. Pass True, False, or a function (tool_name, value) -> value"
+            raise ToolDefinitionError(msg)
+        self.rule = rule
+        self.key = key
+        self.store: ApprovalStore | None = None
+        self.trace_content = trace_content
 
 
 class Registry:
@@ -171,6 +200,19 @@ class ToolSet:
             timeout) on a pool of its own with at most this many threads;
             None shares toolkit's pool of `DEFAULT_MAX_THREADS` (64). A sync
             tool that timed out holds its thread until it returns.
+        requires_approval: Ask a human's approval before calls of the set's
+            tools besides the tools' own rule: True, or a function
+            `(tool, arguments, context) -> bool` (e.g. every tool not marked
+            `read_only`, for a mounted MCP server's tools). A call that needs
+            it does not run; its result has `status == "needs_approval"`.
+            Sets made from this one share its rule and its approvals.
+        approval_key: Sign approval ids with this secret (HMAC-SHA256), so
+            that a host that keeps no state can hand an id back to another
+            process with the same key; None keeps approvals in memory.
+        trace_content: Record each call's arguments and result text on its
+            OpenTelemetry span: True, or a redaction hook
+            `(tool_name, value) -> value` that returns what to keep (default:
+            False, neither is recorded).
     """
 
     # How providers tell a set (whose items add checks) without importing it.
@@ -183,6 +225,9 @@ class ToolSet:
         max_output_chars: int | None = None,
         error_formatter: ErrorFormatter | None = None,
         max_threads: int | None = None,
+        requires_approval: bool | SetApproval = False,
+        approval_key: bytes | None = None,
+        trace_content: bool | Redact = False,
     ) -> None:
         if max_output_chars is not None and (
             isinstance(max_output_chars, bool) or max_output_chars < 100
@@ -195,6 +240,7 @@ class ToolSet:
         self.max_output_chars = max_output_chars
         self.error_formatter = error_formatter
         self._pool = None if max_threads is None else bounded_pool(max_threads)
+        self._policy = SetPolicy(requires_approval, approval_key, trace_content)
         if type(self).add is ToolSet.add:  # add's checks, in order, at once
             self._holder: Registry | Composed = Registry(_unique(tools))
         else:  # a subclass's add sees every tool
@@ -327,6 +373,9 @@ class ToolSet:
         derived._holder = holder
         derived._middleware = list(self._middleware)
         derived._pool = self._pool  # one limit on threads for a set and its views
+        derived._policy = (
+            self._policy
+        )  # and one rule and store of approvals, one trace setting
         return derived
 
     def __or__(self, other: ToolSet) -> ToolSet:
@@ -481,6 +530,7 @@ class ToolSet:
         *,
         deps: Any = None,
         host: object = None,
+        approvals: Mapping[str, bool | str] | None = None,
     ) -> list[ToolResult]:
         """Run one turn of calls concurrently; one result per call, in call order.
 
@@ -488,9 +538,43 @@ class ToolSet:
         first, and the calls after it start after it. One call's failure,
         timeout or crash never affects another. `host` is what the tools'
         `Context` reaches (see `execute`); each call's `Context` has its own
-        `call_id`, so the host tells the calls apart.
+        `call_id`, so the host tells the calls apart. `approvals` are the
+        host's decisions on calls that waited for approval, by approval id:
+        True approves, False or a reason denies (as `approve` and `deny`).
         """
+        for ident, decision in (approvals or {}).items():
+            self._decide(ident, decision)
         return await _turn.run(self, agent_id, calls, deps=deps, host=host)
+
+    @property
+    def requires_approval(self) -> bool | SetApproval:
+        """The set's own approval rule (see the class); assignable."""
+        return self._policy.rule
+
+    @requires_approval.setter
+    def requires_approval(self, rule: bool | SetApproval) -> None:
+        self._policy.rule = rule
+
+    def approve(self, approval_id: str) -> bool:
+        """Approve the call that waits with `approval_id`: the next call of that tool with the same arguments runs, once.
+
+        Returns False when the set does not know the id (it was used, or
+        never handed out; with an `approval_key`, a token is checked when a
+        call uses it).
+        """
+        return self._decide(approval_id, True)
+
+    def deny(self, approval_id: str, reason: str = "") -> bool:
+        """Deny the call that waits with `approval_id`: its next try is an error result with `reason`, for the model.
+
+        Returns False when the set does not know the id.
+        """
+        return self._decide(approval_id, reason or False)
+
+    def _decide(self, approval_id: str, decision: bool | str) -> bool:
+        from ._policies import store_of
+
+        return store_of(self._policy).decide(approval_id, decision)
 
     def _unknown(self, name: object) -> str:
         names = self.names

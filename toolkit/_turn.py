@@ -132,7 +132,13 @@ def execute(
     return _within(
         toolset.max_output_chars,
         found._runner.execute(
-            agent_id, call_id, args, deps, toolset.error_formatter, toolset._pool
+            agent_id,
+            call_id,
+            args,
+            deps,
+            toolset.error_formatter,
+            toolset._pool,
+            toolset._policy,
         ),
     )
 
@@ -175,7 +181,13 @@ async def _dispatch(
     if found is None:
         return _no_tool(toolset, call)
     result = await found._runner.aexecute(
-        agent_id, call.id, call.args, deps, toolset.error_formatter, toolset._pool
+        agent_id,
+        call.id,
+        call.args,
+        deps,
+        toolset.error_formatter,
+        toolset._pool,
+        toolset._policy,
     )
     return _within(toolset.max_output_chars, result)
 

@@ -190,6 +190,28 @@ class McpHost:
             return Elicited(result.action)
         return Elicited("accept", dict(result.content or {}))
 
+    async def approve(
+        self, context: Context[Any], tool: str, arguments: dict[str, Any]
+    ) -> bool | str:
+        """Ask the client's user to approve a call: True, or the reason of a denial.
+
+        A form with an `approve` checkbox and a `reason`, sent as an
+        elicitation (up to 2025-11-25) or as an input-required result
+        (2026-07-28); a client without elicitation cannot be asked, and
+        the call's result says that it needs approval.
+        """
+        shown = json.dumps(arguments, ensure_ascii=False, default=repr)
+        answer = await self.elicit(
+            context,
+            f'Allow the tool "{tool}" to run with the arguments {shown}?',
+            _APPROVAL_FORM,
+        )
+        data = answer.data if isinstance(answer.data, dict) else {}
+        if answer.action == "accept" and data.get("approve") is True:
+            return True
+        reason = data.get("reason")
+        return reason if isinstance(reason, str) else ""
+
     # ------------------------------------------------------------ the two paths
 
     async def _ask(self, context: Context[Any], key: str, request: Any) -> Any:
@@ -271,6 +293,16 @@ class McpHost:
         return types.InputRequiredResult(
             input_requests=self.pending, request_state=_encode_state(self._answers)
         )
+
+
+_APPROVAL_FORM: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "approve": {"type": "boolean", "title": "Approve", "default": False},
+        "reason": {"type": "string", "title": "Reason, if you deny it"},
+    },
+    "required": ["approve"],
+}
 
 
 def _question(key: str) -> tuple[Any, Any, str, str]:

@@ -1,0 +1,165 @@
+"""OpenTelemetry spans of tool calls, when `opentelemetry-api` is installed.
+
+Each call is a span named `execute_tool {tool}` with the attributes of the
+OpenTelemetry GenAI semantic conventions' execute-tool span
+(https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-agent-spans/#execute-tool-span,
+and `docs/gen-ai/execute-tool.md` of open-telemetry/semantic-conventions-genai):
+`gen_ai.operation.name` ("execute_tool"), `gen_ai.tool.name`,
+`gen_ai.tool.call.id`, `gen_ai.tool.description`, `gen_ai.tool.type`
+("function", or "extension" for a mounted MCP server's tool), and on a
+failure `error.type` with an error status. The arguments
+(`gen_ai.tool.call.arguments`) and the result (`gen_ai.tool.call.result`)
+are recorded only when the set asks for them (`ToolSet(trace_content=...)`),
+through its redaction hook. Progress reports, log records and approval
+decisions are events of the call's span.
+
+Nothing of OpenTelemetry is imported by toolkit: until an SDK's tracer
+provider is set, a call makes no span and costs one look-up. The MCP hop is traced by the `mcp` SDK
+itself (its client and server spans, and the trace context it carries in
+`_meta`), so that an agent's call, the MCP request and the served call are
+one trace.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._results import ToolResult
+    from ._tool import Tool
+
+__all__ = ["add_event", "current", "finish", "note_error", "start_call", "tracer"]
+
+Redact = Callable[[str, Any], Any]
+"""`redact(tool_name, value) -> value`: what of an argument dict or a result text a span may keep."""
+
+# The `opentelemetry.trace` module, or None; decided on first use.
+_API: list[Any] = []
+# toolkit's tracer, once an SDK's provider is set.
+_FOUND: list[Any] = []
+# Whether OTEL_PYTHON_TRACER_PROVIDER names a provider.
+_ENVIRONMENT: list[bool] = []
+
+
+def _trace() -> Any:
+    if not _API:
+        try:
+            from opentelemetry import trace
+        except ImportError:  # the `otel` extra is not installed
+            _API.append(None)
+        else:
+            _API.append(trace)
+    return _API[0]
+
+
+def tracer() -> Any:
+    """Toolkit's tracer once an OpenTelemetry SDK's provider is set, else None (calls go untraced).
+
+    Providers come from the OpenTelemetry SDK (`opentelemetry-sdk`, or the
+    `OTEL_PYTHON_TRACER_PROVIDER` variable): until its module is imported no
+    provider can be set, and a call pays one dictionary look-up. Once one is
+    set, the tracer is kept (the API lets a provider be set once).
+    """
+    if _FOUND:
+        return _FOUND[0]
+    if not _ENVIRONMENT:
+        import os
+
+        _ENVIRONMENT.append("OTEL_PYTHON_TRACER_PROVIDER" in os.environ)
+    if "opentelemetry.sdk.trace" not in sys.modules and not _ENVIRONMENT[0]:
+        return None
+    trace = _trace()
+    if trace is None or isinstance(
+        trace.get_tracer_provider(), trace.ProxyTracerProvider
+    ):
+        return None
+    from ._version import __version__
+
+    _FOUND.append(trace.get_tracer("toolkit", __version__))
+    return _FOUND[0]
+
+
+def start_call(
+    tool: Tool[Any, Any], call_id: str, args: Any, content: bool | Redact
+) -> Any:
+    """The span of one call with its request-side attributes, or None when nothing records it.
+
+    A sampler may decide not to record it; then the call goes on untraced.
+    """
+    found = tracer()
+    if found is None:
+        return None
+    trace = _API[0]
+    span = found.start_span(
+        "execute_tool",
+        kind=trace.SpanKind.INTERNAL,
+        record_exception=False,
+        set_status_on_exception=False,
+    )
+    if not span.is_recording():
+        return None
+    span.update_name(f"execute_tool {tool.name}")
+    attributes: dict[str, Any] = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool.name,
+        "gen_ai.tool.call.id": call_id,
+        "gen_ai.tool.type": "extension" if tool.remote_name is not None else "function",
+    }
+    if tool.description:
+        attributes["gen_ai.tool.description"] = tool.description
+    if content is not False:
+        attributes["gen_ai.tool.call.arguments"] = _shown(tool.name, args, content)
+    span.set_attributes(attributes)
+    return span
+
+
+def current(span: Any) -> Any:
+    """A context manager that makes `span` the current span, and ends it on the way out."""
+    return _API[0].use_span(
+        span, end_on_exit=True, record_exception=False, set_status_on_exception=False
+    )
+
+
+def finish(span: Any, result: ToolResult, content: bool | Redact, name: str) -> None:
+    """The response-side attributes and the status, from the call's result."""
+    if content is not False:
+        span.set_attribute(
+            "gen_ai.tool.call.result", _shown(name, result.text, content)
+        )
+    if result.is_error:
+        recorded = getattr(span, "attributes", None) or {}
+        if "error.type" not in recorded:
+            span.set_attribute("error.type", "_OTHER")
+        trace = _trace()
+        span.set_status(trace.Status(trace.StatusCode.ERROR, result.text[:1000]))
+
+
+def note_error(error: BaseException) -> None:
+    """Name the exception a tool raised on the current call's span (`error.type`)."""
+    if not _FOUND:
+        return
+    span = _API[0].get_current_span()
+    if span.is_recording():
+        span.set_attribute("error.type", type(error).__qualname__)
+
+
+def add_event(name: str, attributes: dict[str, Any]) -> None:
+    """An event on the current call's span (progress, a log record, an approval)."""
+    if not _FOUND:
+        return
+    span = _API[0].get_current_span()
+    if span.is_recording():
+        span.add_event(name, {k: v for k, v in attributes.items() if v is not None})
+
+
+def _shown(name: str, value: Any, content: bool | Redact) -> str:
+    """`value` as a span keeps it: JSON text, after the redaction hook."""
+    import json
+
+    if callable(content):
+        value = content(name, value)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=repr)
