@@ -34,6 +34,7 @@ from ._exceptions import NotAToolError, ToolDefinitionError
 from ._exports import ExportCache
 from ._json import type_name
 from ._middleware import Middleware, check_middleware
+from ._names import valid_name
 from ._options import DecoratorOptions
 from ._results import ToolCall, ToolResult, Widget
 from ._running import DEFAULT_MAX_THREADS, bounded_pool
@@ -44,7 +45,6 @@ from ._tool import (
     ToolDecorator,
     tool,
     unbound_method_error,
-    valid_name,
 )
 
 if TYPE_CHECKING:

@@ -30,6 +30,7 @@ from toolkit._content import (
 )
 from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
+from toolkit._names import RULES, wire_name, wire_names
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
@@ -65,22 +66,26 @@ __all__ = [
 def function_definition(
     item: Tool[Any, Any], *, strict: bool = False
 ) -> dict[str, Any]:
-    """`{"name", "description", "parameters", "strict"}` for one tool (shared with Responses)."""
+    """`{"name", "description", "parameters", "strict"}` for one tool (shared with Responses).
+
+    `name` is the tool's wire name, the same for both OpenAI APIs.
+    """
     parameters = strip_meta(item.parameters)
     is_strict = False
     if strict:
         view = openai_strict(item.parameters)
         if view.schema is not None:
             parameters, is_strict = view.schema, True
+    name = wire_name(item.name, RULES["openai"])
     description = model_description(item)
     if description:
         return FrozenDict(
-            name=item.name,
+            name=name,
             description=description,
             parameters=parameters,
             strict=is_strict,
         )
-    return FrozenDict(name=item.name, parameters=parameters, strict=is_strict)
+    return FrozenDict(name=name, parameters=parameters, strict=is_strict)
 
 
 def strict_problems(item: Tool[Any, Any]) -> tuple[str, ...]:
@@ -94,19 +99,23 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
     Args:
         source: A `ToolSet`, a `Tool` or a list of tools.
         strict: Export in the Structured Outputs subset where a tool allows it.
+
+    Raises:
+        ToolDefinitionError: Two tools would be sent under one name (see
+            `Tool.wire_name`).
     """
+    found = as_tools(source)
+    wire_names(found, "openai")  # refuses two tools sent under one name
     if strict:
         return FrozenList(
             [
                 FrozenDict(
                     type="function", function=function_definition(item, strict=True)
                 )
-                for item in as_tools(source)
+                for item in found
             ]
         )
-    return FrozenList(
-        [kept_view(item, "openai", _envelope) for item in as_tools(source)]
-    )
+    return FrozenList([kept_view(item, "openai", _envelope) for item in found])
 
 
 def _envelope(item: Tool[Any, Any]) -> FrozenDict:
