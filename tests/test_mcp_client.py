@@ -516,7 +516,7 @@ def test_a_server_name_another_tool_is_sent_under_leaves_that_tool_out_with_a_wa
             assert "files.read" not in tools  # OpenAI would be sent "files_read" for it
             assert (
                 "the tool 'files.read' is left out: it and 'files_read' would both be "
-                "'files_read' for OpenAI"
+                "called 'files_read' for Anthropic, OpenAI"
             ) in caplog.text
             for format in ("openai", "anthropic", "gemini", "mcp"):
                 tools.export(format)  # the rest still exports everywhere

@@ -22,7 +22,7 @@ from openai.types.responses import FunctionToolParam
 
 from tests.providers.oracles import assert_round_trip, assert_typed_dict
 from toolkit import Tool, ToolCall, ToolDefinitionError, ToolResult, ToolSet, providers
-from toolkit._names import API_RULES, RULES, TOOL_NAMES, clashes, wire_name
+from toolkit._names import API_RULES, RULES, TOOL_NAMES, clashes, valid_name, wire_name
 
 API_NAMES = {
     # openai SDK, FunctionDefinition.name: "a-z, A-Z, 0-9, underscores and dashes, max 64"
@@ -124,6 +124,11 @@ def test_any_name_has_a_wire_name_each_api_takes(name: str) -> None:
     assert wire_name(name, RULES["mcp"]) == name
 
 
+@given(names | st.text(max_size=130))
+def test_what_a_tool_name_is_is_said_once(name: str) -> None:
+    assert valid_name(name) == TOOL_NAMES.fits(name)
+
+
 # ---------------------------------------------------------------- a set of names
 
 
@@ -213,10 +218,11 @@ def test_a_wire_name_never_depends_on_the_other_tools_or_their_order(
     random.shuffle(shuffled)
     left_out = clashes(chosen, API_RULES)
     assert clashes(shuffled, API_RULES) == left_out
-    kept = [name for name in chosen if name not in left_out]
-    for rule in API_RULES:  # what is kept shares no wire name, on any API
-        sent = [wire_name(name, rule) for name in kept]
-        assert len(set(sent)) == len(sent)
+    kept = ToolSet([_echo(name) for name in chosen if name not in left_out])
+    for format in providers.NAMES:
+        kept.export(
+            format
+        )  # what is kept exports everywhere: no two answer to one name
     for name in chosen:
         alone = ToolSet([_echo(name)])
         assert _echo(name).wire_name("openai") == alone[name].wire_name("openai")
@@ -335,13 +341,16 @@ def test_a_server_name_that_is_not_a_tool_name_becomes_one(
 def test_which_of_two_server_names_gives_way_never_depends_on_the_order() -> None:
     for order in (["a.b", "a_b", "c"], ["c", "a_b", "a.b"]):
         assert clashes(order, API_RULES) == {
-            "a.b": "it and 'a_b' would both be 'a_b' for OpenAI"
+            "a.b": "it and 'a_b' would both be called 'a_b' for Anthropic, OpenAI"
         }
     assert clashes(["a b", "a_b"], [TOOL_NAMES]) == {
-        "a b": "it and 'a_b' would both be 'a_b' for toolkit"
+        "a b": "it and 'a_b' would both be called 'a_b' for tool names"
     }
     assert clashes(
         ["a.b", "a:b"], API_RULES
     ) == {  # neither is sent as it is: the first stays
-        "a:b": "it and 'a.b' would both be 'a_b' for OpenAI"
+        "a:b": "it and 'a.b' would both be called 'a_b' for Anthropic, OpenAI"
+    }
+    assert clashes(["1x", ".1x"], API_RULES) == {  # on different APIs
+        ".1x": "it and '1x' would both be called '_1x' for Anthropic, Gemini, OpenAI"
     }

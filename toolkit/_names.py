@@ -6,7 +6,7 @@ catalogs and MCP servers name their tools. The LLM APIs take fewer:
 
 | format | a name the API takes | where it is said |
 |---|---|---|
-| `openai`, `openai_responses` | `^[A-Za-z0-9_-]{1,64}$` | the `openai` SDK's `FunctionDefinition.name` and `FunctionToolParam.name` |
+| `openai`, `openai_responses` | `^[A-Za-z0-9_-]{1,64}$` | the `openai` SDK's `FunctionDefinition.name` (the Responses API's functions are named alike) |
 | `anthropic` | `^[A-Za-z0-9_-]{1,128}$` | the Messages API reference (`tools[].name`, at most 128) and the pattern its errors quote |
 | `gemini` | `^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$` | `google-genai`'s `FunctionDeclaration.name` (letters, digits, `_ . : -`, a letter or `_` first); 64 at most, as the Gemini API reference says |
 | `mcp`, `json` | any name, sent as it is | MCP's tool names are the server's own |
@@ -23,7 +23,7 @@ an error when the set is exported (`wire_names`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeGuard
 
 from ._exceptions import ToolDefinitionError
@@ -87,7 +87,7 @@ def _printable(char: str) -> bool:
 
 
 TOOL_NAMES: Final = NameRule(
-    "toolkit",
+    "tool names",
     _printable,
     128,
     False,
@@ -206,27 +206,42 @@ def wire_names(tools: Iterable[Tool[Any, Any]], format: str) -> list[str]:
     return names
 
 
-def clashes(names: Iterable[str], rules: Iterable[NameRule]) -> dict[str, str]:
-    """The names to leave out of `names` so that no two are sent under one name by any rule.
+def clashes(names: Iterable[str], rules: Sequence[NameRule]) -> dict[str, str]:
+    """The names to leave out of `names` so that none answers to a name another answers to.
 
-    Each left out name comes with why, naming the name it gives way to. Which
-    one stays never depends on the order of `names`: the name that is sent
-    as it is, else the first in code point order.
+    A name answers to itself and to what each rule sends for it. Each name
+    left out comes with why, naming the name it gives way to. Which stay
+    never depends on the order of `names`: the names fewer rules rename come
+    first (those every rule takes as they are, first of all), then code point
+    order decides; each is kept unless it answers to a name a kept one
+    answers to.
     """
-    distinct = sorted(set(names))
+    kept: dict[str, str] = {}  # a name answered to -> the kept name that answers
     left_out: dict[str, str] = {}
-    for rule in rules:
-        sharing: dict[str, list[str]] = {}
-        for name in distinct:
-            sharing.setdefault(wire_name(name, rule), []).append(name)
-        for sent, group in sharing.items():
-            kept = sent if sent in group else group[0]
-            for name in group:
-                if name != kept:
-                    left_out.setdefault(
-                        name, f"it and {kept!r} would both be {sent!r} for {rule.api}"
-                    )
+    for name in sorted(set(names), key=lambda each: (_renaming(each, rules), each)):
+        answers = {name, *(wire_name(name, rule) for rule in rules)}
+        shared = sorted(answers & kept.keys())
+        if not shared:
+            kept.update(dict.fromkeys(answers, name))
+            continue
+        other, called = kept[shared[0]], shared[0]
+        where = sorted(
+            {
+                rule.api
+                for rule in rules
+                for each in (name, other)
+                if wire_name(each, rule) == called != each
+            }
+        )
+        left_out[name] = (
+            f"it and {other!r} would both be called {called!r} for {', '.join(where)}"
+        )
     return left_out
+
+
+def _renaming(name: str, rules: Sequence[NameRule]) -> int:
+    """How many of `rules` send another name for `name`."""
+    return sum(not rule.fits(name) for rule in rules)
 
 
 def called_names(tools: Iterable[Tool[Any, Any]]) -> dict[str, list[Tool[Any, Any]]]:

@@ -484,6 +484,10 @@ class ToolSet:
     ) -> list[ToolResult]:
         """Run one turn of calls concurrently; one result per call, in call order.
 
+        A call names its tool by the tool's name or by the name an export
+        sent for it where the API does not take that one (`Tool.wire_name`:
+        OpenAI calls `math.factorial` `math_factorial`).
+
         A tool marked `sequential=True` runs alone: the calls before it finish
         first, and the calls after it start after it. One call's failure,
         timeout or crash never affects another. `host` is what the tools'
