@@ -203,10 +203,10 @@ def test_every_export_sends_names_its_api_takes_and_calls_reach_the_tool(
         assert len(set(sent)) == len(sent)  # no two tools share one
         if format in API_NAMES:
             assert all(API_NAMES[format].fullmatch(each) for each in sent)
-        results = asyncio.run(
-            tools.run("a", [ToolCall(f"c{i}", each, {}) for i, each in enumerate(sent)])
-        )
-        assert [result.text for result in results] == chosen
+        calls = providers.get(format).parse_calls(_called(format, sent))
+        assert [call.name for call in calls] == sent
+        results = asyncio.run(tools.run("a", calls))
+        assert [result.text for result in results] == chosen  # each reached its tool
 
 
 @settings(deadline=None)
@@ -275,29 +275,47 @@ def test_a_name_sent_for_one_tool_on_one_api_and_another_on_another_is_refused()
 # ---------------------------------------------------------------- each provider, both ways
 
 
-def _called(format: str, name: str) -> Any:
-    """A model's response calling `name`, as each API shapes it."""
+def _called(format: str, names: list[str]) -> Any:
+    """A model's response calling each of `names`, as each API shapes it."""
+    ids = [f"c{index}" for index in range(len(names))]
     if format == "openai":
-        function = {"name": name, "arguments": "{}"}
-        return {"tool_calls": [{"id": "c1", "type": "function", "function": function}]}
+        return {
+            "tool_calls": [
+                {
+                    "id": id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": "{}"},
+                }
+                for id, name in zip(ids, names, strict=True)
+            ]
+        }
     if format == "openai_responses":
         return {
             "output": [
                 {
                     "type": "function_call",
-                    "call_id": "c1",
+                    "call_id": id,
                     "name": name,
                     "arguments": "{}",
                 }
+                for id, name in zip(ids, names, strict=True)
             ]
         }
     if format == "anthropic":
         return {
-            "content": [{"type": "tool_use", "id": "c1", "name": name, "input": {}}]
+            "content": [
+                {"type": "tool_use", "id": id, "name": name, "input": {}}
+                for id, name in zip(ids, names, strict=True)
+            ]
         }
     if format == "gemini":
-        return {"parts": [{"functionCall": {"id": "c1", "name": name, "args": {}}}]}
-    return {"name": name, "arguments": {}}
+        return {
+            "parts": [
+                {"functionCall": {"id": id, "name": name, "args": {}}}
+                for id, name in zip(ids, names, strict=True)
+            ]
+        }
+    return [{"name": name, "arguments": {}} for name in names]
 
 
 @pytest.mark.parametrize("format", providers.NAMES)
@@ -310,9 +328,9 @@ def test_each_provider_handles_a_call_by_the_name_it_was_sent(
     tools = ToolSet([_echo(name), _echo("other")])
     sent = _sent(format, tools.export(format))[0]
     provider = providers.get(format)
-    (call,) = provider.parse_calls(_called(format, sent))
+    (call,) = provider.parse_calls(_called(format, [sent]))
     assert call.name == sent  # as the API sent it, for the reply that names it
-    reply = asyncio.run(provider.handle(tools, "a", _called(format, sent)))
+    reply = asyncio.run(provider.handle(tools, "a", _called(format, [sent])))
     assert name in str(reply)
     if format == "gemini":  # the response names the function as it was declared
         assert reply["parts"][0]["functionResponse"]["name"] == sent

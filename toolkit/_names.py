@@ -1,28 +1,18 @@
-"""Tool names: the names toolkit takes, the names each API takes, and the one mapping between them.
+"""Tool names: what a tool name is, what each API takes, and the one mapping between them.
 
 A tool's name is any 1 to 128 printable characters without whitespace
-(`math.factorial`, `github/search_issues`, `db:query`), as real function
-catalogs and MCP servers name their tools. The LLM APIs take fewer:
-
-| format | a name the API takes | where it is said |
-|---|---|---|
-| `openai`, `openai_responses` | `^[A-Za-z0-9_-]{1,64}$` | the `openai` SDK's `FunctionDefinition.name` (the Responses API's functions are named alike) |
-| `anthropic` | `^[A-Za-z0-9_-]{1,128}$` | the Messages API reference (`tools[].name`, at most 128) and the pattern its errors quote |
-| `gemini` | `^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$` | `google-genai`'s `FunctionDeclaration.name` (letters, digits, `_ . : -`, a letter or `_` first); 64 at most, as the Gemini API reference says |
-| `mcp`, `json` | any name, sent as it is | MCP's tool names are the server's own |
-
-An export sends a tool's name itself where the API takes it, else its wire
-name (`wire_name`): each character the API refuses becomes `_`, a `_` goes
-in front when the API wants a letter or `_` first, and a name still over the
-API's limit is cut and ends with `_` and eight hex digits of the SHA-256 of
-the whole name. A wire name depends on the name and the API only, never on
-the other tools or their order; two tools of one set with one wire name are
-an error when the set is exported (`wire_names`).
+(`math.factorial`, `github/search_issues`, `db:query`), as function catalogs
+and MCP servers name their tools. An export sends it as it is where the API
+takes it, else its wire name (`wire_name`), which depends on the name and the
+API only, never on the other tools or their order. A set finds a tool by
+either name (`called_names`); an export refuses two tools that would answer
+to one name (`wire_names`).
 """
 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeGuard
 
@@ -76,10 +66,7 @@ class NameRule(NamedTuple):
 
 def _ascii(extra: str) -> Callable[[str], bool]:
     """Takes an ASCII letter, a digit or one of `extra`."""
-    taken = frozenset(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" + extra
-    )
-    return taken.__contains__
+    return frozenset(string.ascii_letters + string.digits + extra).__contains__
 
 
 def _printable(char: str) -> bool:
@@ -95,28 +82,28 @@ TOOL_NAMES: Final = NameRule(
 )
 """What `Tool.new` and `@tool(name=...)` take."""
 
-_OPENAI: Final = NameRule(
+_OPENAI: Final = NameRule(  # the openai SDK's FunctionDefinition.name; Responses alike
     "OpenAI", _ascii("_-"), 64, False, "letters, digits, '_' and '-', at most 64"
 )
 RULES: Final[dict[str, NameRule | None]] = {
     "json": None,
     "openai": _OPENAI,
     "openai_responses": _OPENAI,
-    "anthropic": NameRule(
+    "anthropic": NameRule(  # the Messages API reference, and the pattern its errors quote
         "Anthropic",
         _ascii("_-"),
         128,
         False,
         "letters, digits, '_' and '-', at most 128",
     ),
-    "gemini": NameRule(
+    "gemini": NameRule(  # google-genai's FunctionDeclaration.name; 64 as the Gemini API says
         "Gemini",
         _ascii("_.:-"),
         64,
         True,
         "a letter or '_', then letters, digits, '_', '.', ':' and '-', at most 64",
     ),
-    "mcp": None,
+    "mcp": None,  # a tool's MCP name is its identity: the spec's character advice is a SHOULD
 }
 """The rule of each export format; None where every tool name is sent as it is."""
 
