@@ -63,9 +63,30 @@ def test_too_many_tools() -> None:
 
 def test_renamed_tool_with_an_invalid_name_is_reported() -> None:
     made = _made(0)
-    made.name = "has.dot"
+    made.name = "has space"
     (finding,) = lint([made])
     assert finding.code == "invalid-name"
+
+
+def test_a_name_some_api_does_not_take_is_reported_with_each_wire_name() -> None:
+    dotted = tool(name="math.factorial")(_made(0).__wrapped__)
+    assert lint([dotted]) == [
+        Finding(
+            "math.factorial",
+            "renamed",
+            "some APIs do not take this name, so their exports send another (OpenAI 'math_factorial', "
+            "Anthropic 'math_factorial'), and calls under it reach this tool; to keep one name everywhere, "
+            "name it with letters, digits, '_' and '-' only, a letter first, at most 64 characters",
+        )
+    ]
+    long = tool(name="a" * 65)(_made(1).__wrapped__)
+    (finding,) = lint([long])
+    assert finding.code == "renamed"
+    assert (
+        f"(OpenAI {long.wire_name('openai')!r}, Gemini {long.wire_name('gemini')!r})"
+        in finding.message
+    )
+    assert lint([tool(name="fits-every_API")(_made(2).__wrapped__)]) == []
 
 
 def test_recursive_type_is_reported_for_gemini_and_anthropic() -> None:

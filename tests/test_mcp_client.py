@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import hashlib
 import json
+import logging
 import pathlib
 import signal
 import subprocess
@@ -460,43 +460,43 @@ def test_http_credentials_stay_out_of_messages() -> None:
 
 # ---------------------------------------------------------------- names and changes
 
-SDK_NAMES = {
+SDK_NAMES = {  # the server's names some API does not take, with what OpenAI is sent
     "files.read": "files_read",
     "files/move": "files_move",
     "very_"
     + "long_" * 14
     + "name": "very_long_long_long_long_long_long_long_long_long_long__8d861141",
-    "2nd-read": "_2nd-read",
+    "2nd-read": "2nd-read",
 }
 
 
-def test_names_some_api_rejects_get_valid_names_and_the_call_uses_the_original() -> (
-    None
-):
+def test_names_some_api_rejects_are_kept_and_each_export_sends_one_it_takes() -> None:
     async def main() -> None:
         async with mcp.connect([sys.executable, SDK_SERVER]) as tools:
-            renamed = {
-                item.remote_name: item.name
-                for item in tools
-                if item.remote_name != item.name
-            }
-            assert renamed == SDK_NAMES
-            assert await call(tools, "files_read", {"path": "a.txt"}) == ToolResult(
-                "read a.txt", structured={"result": "read a.txt"}
+            assert [name for name in tools.names if name in SDK_NAMES] == list(
+                SDK_NAMES
             )
-            findings = [
-                finding for finding in lint(tools) if finding.code == "mcp-renamed"
-            ]
-            assert [(finding.tool, finding.message) for finding in findings] == [
-                (
-                    name,
-                    f"the MCP server names it {remote!r}, which some LLM APIs reject; "
-                    f"models see it as {name!r}, and calls reach the server under its own name",
-                )
-                for remote, name in SDK_NAMES.items()
-            ]
+            assert all(item.remote_name == item.name for item in tools)
+            sent = {entry["function"]["name"] for entry in tools.export("openai")}
+            assert set(SDK_NAMES.values()) <= sent
+            declared = tools.export("gemini")[0]["functionDeclarations"]
+            assert {"files.read", "files_move", "_2nd-read"} <= {
+                d["name"] for d in declared
+            }
+            read = ToolResult("read a.txt", structured={"result": "read a.txt"})
+            for called in (
+                "files_read",
+                "files.read",
+            ):  # OpenAI's name, and the server's
+                assert await call(tools, called, {"path": "a.txt"}) == read
+            assert await call(tools, "_2nd-read", {"path": "a.txt"}) == read  # Gemini's
+            findings = [finding for finding in lint(tools) if finding.code == "renamed"]
+            assert [finding.tool for finding in findings] == list(SDK_NAMES)
+            assert all(
+                "its MCP server would have to rename it" in f.message for f in findings
+            )
             # a prefix renames the tool again; the server still gets its own name
-            prefixed = tools.select("files_read").prefixed("sdk_")
+            prefixed = tools.select("files.read").prefixed("sdk_")
             assert await call(prefixed, "sdk_files_read", {"path": "b"}) == ToolResult(
                 "read b", structured={"result": "read b"}
             )
@@ -504,34 +504,38 @@ def test_names_some_api_rejects_get_valid_names_and_the_call_uses_the_original()
     run(main)
 
 
-def sha(name: str) -> str:
-    """The short hash that ends a cut or repeated name."""
-    return hashlib.sha256(name.encode()).hexdigest()[:8]
+def test_a_server_name_another_tool_is_sent_under_leaves_that_tool_out_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def main() -> None:
+        async with mcp.connect([sys.executable, SDK_SERVER]) as tools:
+            assert (
+                await call(tools, "grow", {"name": "files_read"})
+            ).text == "added files_read"
+            await until(lambda: "files_read" in tools)
+            assert "files.read" not in tools  # OpenAI would be sent "files_read" for it
+            assert (
+                "the tool 'files.read' is left out: it and 'files_read' would both be "
+                "called 'files_read' for Anthropic, OpenAI"
+            ) in caplog.text
+            for format in ("openai", "anthropic", "gemini", "mcp"):
+                tools.export(format)  # the rest still exports everywhere
+            assert await call(tools, "files_read", {"value": 3}) == ToolResult(
+                "3", structured={"result": 3}
+            )
+            assert await call(
+                tools, "files_move", {"source": "a", "target": "b"}
+            ) == ToolResult("moved a to b", structured={"result": "moved a to b"})
 
-
-@pytest.mark.parametrize(
-    ("name", "taken", "valid"),
-    [
-        ("search", (), "search"),
-        ("files.read", (), "files_read"),
-        ("über", (), "_ber"),
-        ("1st", (), "_1st"),
-        ("a.b", ("a_b",), "a_b_" + sha("a.b")),
-        ("x" * 64, (), "x" * 64),
-        ("x" * 65, (), "x" * 55 + "_" + sha("x" * 65)),
-    ],
-)
-def test_remote_tool_name(name: str, taken: tuple[str, ...], valid: str) -> None:
-    made = _mcp_client.remote_tool_name(name, frozenset(taken))
-    assert made == valid
-    assert len(made) <= 64
+    with caplog.at_level(logging.WARNING, logger="toolkit"):
+        run(main)
 
 
 def test_a_changed_tool_list_refreshes_the_set_and_its_exports() -> None:
     async def main() -> None:
         async with mcp.connect([sys.executable, SDK_SERVER]) as tools:
             before = tools.export("openai")
-            echo_before = tools["files_read"]
+            echo_before = tools["files.read"]
             assert "fresh" not in tools
             assert (await call(tools, "grow", {"name": "fresh"})).text == "added fresh"
             await until(lambda: "fresh" in tools)
@@ -541,7 +545,7 @@ def test_a_changed_tool_list_refreshes_the_set_and_its_exports() -> None:
                 "fresh",
             ]
             assert (
-                tools["files_read"] is echo_before
+                tools["files.read"] is echo_before
             )  # unchanged tools stay as they were
             assert await call(tools, "fresh", {"value": 7}) == ToolResult(
                 "7", structured={"result": 7}
@@ -860,11 +864,11 @@ def test_cli_call_and_lint_an_mcp_server() -> None:
     )
     linted = toolkit("lint", f"mcp:{sys.executable} {SDK_SERVER}")
     assert linted.returncode == 1
-    renamed = [line for line in linted.stdout.splitlines() if "[mcp-renamed]" in line]
+    renamed = [line for line in linted.stdout.splitlines() if "[renamed]" in line]
     assert renamed[0] == (
-        "files_read: the MCP server names it 'files.read', which some LLM APIs reject; "
-        "models see it as 'files_read', and calls reach the server under its own name "
-        "[mcp-renamed]"
+        "files.read: some APIs do not take this name, so their exports send another "
+        "(OpenAI 'files_read', Anthropic 'files_read'), and calls under it reach this tool; "
+        "to keep one name everywhere, its MCP server would have to rename it [renamed]"
     )
     assert len(renamed) == len(SDK_NAMES)
 

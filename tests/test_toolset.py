@@ -263,13 +263,10 @@ def test_prefixed_renames_and_keeps_working() -> None:
     ("prefix", "message"),
     [
         (
-            "x" * 60,
-            "Prefix 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' makes invalid tool names: "
-            + "x" * 60
-            + "search",
+            "x" * 123,
+            f"Prefix {'x' * 123!r} makes invalid tool names: " + "x" * 123 + "search",
         ),
-        ("gh.", "Prefix 'gh.' makes invalid tool names: gh.search"),
-        ("9_", "Prefix '9_' makes invalid tool names: 9_search"),
+        ("gh ", "Prefix 'gh ' makes invalid tool names: gh search"),
     ],
 )
 def test_prefixed_names_must_stay_valid(prefix: str, message: str) -> None:
@@ -328,7 +325,7 @@ def test_a_change_composition_would_refuse_leaves_the_composed_set_as_it_was(
 ) -> None:
     local, remote = ToolSet([make("a")]), ToolSet([make("b")])
     both = local | remote
-    prefix = "p" * 60 + "_"
+    prefix = "p" * 124 + "_"
     shown = remote.prefixed(prefix)
     remote.add(make("a"))  # now in both sources
     assert both.names == ["a", "b"]

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._exceptions import DuplicateToolError, ToolDefinitionError
 from ._log import log_warning
-from ._tool import Tool, valid_name
+from ._names import valid_name
+from ._tool import Tool
 
 if TYPE_CHECKING:
     from ._toolset import ToolSet
@@ -182,7 +183,7 @@ class Selected(_OneSource):
 def bad_prefix(prefix: str, bad: list[str]) -> ToolDefinitionError:
     """The error of a prefix that makes the names `bad` (or itself, when empty) invalid."""
     listed = ", ".join(prefix + name for name in bad) or prefix
-    msg = f"Prefix {prefix!r} makes invalid tool names: {listed}. Names start with a letter or underscore, use letters, digits, '_' or '-', and have at most 64 characters; use a shorter prefix"
+    msg = f"Prefix {prefix!r} makes invalid tool names: {listed}. A name has 1 to 128 printable characters and no whitespace; use a shorter prefix"
     return ToolDefinitionError(msg)
 
 

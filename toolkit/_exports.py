@@ -19,12 +19,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ._exceptions import ToolDefinitionError
 from ._frozen import FrozenDict, FrozenList
+from ._names import called_names
 from ._views import model_description
 
 if TYPE_CHECKING:
     from ._toolset import ToolSet
 
 __all__ = ["ExportCache"]
+
+_CALLED_NAMES: Final = object()
+"""The key of the names calls may use besides the tools' own (`called_names`)."""
 
 _NOT_MADE: Final = object()
 """The state of a cache that has made no export yet: equal to no set's state."""
@@ -46,8 +50,18 @@ class ExportCache:
             ValueError: The format is unknown.
             ToolDefinitionError: A tool cannot take that form.
         """
-        state = toolset._holder.state()  # read before the tools, which may be newer
         key = format if not options and type(format) is str else _key(format, options)
+        return self.kept(toolset, key, lambda: _made(toolset, format, options))
+
+    def called_names(self, toolset: ToolSet) -> dict[str, Any]:
+        """The names exports send instead of the tools' own, each with its tool (`_names.called_names`)."""
+        return self.kept(toolset, _CALLED_NAMES, lambda: called_names(toolset))  # type: ignore[no-any-return]
+
+    def kept(
+        self, toolset: ToolSet, key: Hashable | None, make: Callable[[], Any]
+    ) -> Any:
+        """The value kept under `key` for the set's state, or `make()`, kept unless `key` is None."""
+        state = toolset._holder.state()  # read before the tools, which may be newer
         kept_state, kept = self._kept
         if key is not None and kept_state == state:
             found = kept.get(key)
@@ -60,7 +74,7 @@ class ExportCache:
                 self._kept = (state, kept)
             elif key in kept:
                 return kept[key]
-            value = _made(toolset, format, options)
+            value = make()
             if key is not None:
                 kept[key] = value
             return value

@@ -14,7 +14,8 @@ from typing import Any
 from ._contradictions import contradictions
 from ._exceptions import ToolDefinitionError
 from ._finding import Finding
-from ._tool import Tool, check_name, unbound_method_error
+from ._names import API_RULES, check_name, wire_name
+from ._tool import Tool, unbound_method_error
 
 __all__ = ["Finding", "lint"]
 
@@ -78,6 +79,21 @@ def _names(item: Tool[Any, Any]) -> Iterator[Finding]:
         check_name(item.name)
     except ToolDefinitionError as error:
         yield Finding(item.name, "invalid-name", str(error))
+        return
+    sent = [rule for rule in API_RULES if not rule.fits(item.name)]
+    if sent:
+        said = ", ".join(f"{rule.api} {wire_name(item.name, rule)!r}" for rule in sent)
+        fix = (
+            "its MCP server would have to rename it"
+            if _remote(item)
+            else "name it with letters, digits, '_' and '-' only, a letter first, at most 64 characters"
+        )
+        yield Finding(
+            item.name,
+            "renamed",
+            f"some APIs do not take this name, so their exports send another ({said}), "
+            f"and calls under it reach this tool; to keep one name everywhere, {fix}",
+        )
 
 
 def _descriptions(item: Tool[Any, Any]) -> Iterator[Finding]:

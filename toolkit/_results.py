@@ -185,7 +185,9 @@ class ToolCall(Record):
 
     Attributes:
         id: The model's id for the call; its result must carry it back.
-        name: The name of the tool to call.
+        name: The name of the tool to call: its own, or the name its API
+            was sent for it (`Tool.wire_name`), as `parse_calls` reads it;
+            a set finds the tool by either.
         args: The arguments as received: a dict, or a JSON string (OpenAI).
     """
 

@@ -9,7 +9,6 @@ the decorator runs, or from raw parts with `Tool.new`, as in
 from __future__ import annotations
 
 import functools
-import re
 import types
 from collections.abc import Awaitable, Callable
 from typing import (
@@ -20,7 +19,6 @@ from typing import (
     Generic,
     ParamSpec,
     Protocol,
-    TypeGuard,
     TypeVar,
     overload,
 )
@@ -29,6 +27,7 @@ from ._call import ToolRunner
 from ._exceptions import ToolDefinitionError
 from ._frozen import freeze
 from ._host import hosted
+from ._names import RULES, check_name, wire_name
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
 from ._record import Record
 from ._results import ToolResult, Widget
@@ -50,11 +49,9 @@ __all__ = [
     "ExecuteFn",
     "Tool",
     "ToolDecorator",
-    "check_name",
     "json_schema",
     "tool",
     "unbound_method_error",
-    "valid_name",
 ]
 
 P = ParamSpec("P")
@@ -70,26 +67,6 @@ ExecuteFn = Callable[
     [str, str, JsonObject], "ToolResult | str | Awaitable[ToolResult | str]"
 ]
 """`execute_fn(agent_id, call_id, args)`, sync or async, with the JSON-decoded args."""
-
-_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
-
-
-def check_name(name: object, *, function: str | None = None) -> str:
-    """Return `name` if every supported API accepts it as a tool name.
-
-    Raises:
-        ToolDefinitionError: The name is not a string matching
-            `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
-    """
-    if valid_name(name):
-        return name
-    where = f" of {function}" if function else ""
-    msg = (
-        f"The tool name {name!r}{where} is not accepted by every LLM API. A name starts with a letter "
-        "or underscore, continues with letters, digits, '_' or '-', and has at most 64 characters. "
-        "Pass name= with such a name"
-    )
-    raise ToolDefinitionError(msg, function=function)
 
 
 def unbound_method_error(item: Tool[Any, Any]) -> ToolDefinitionError | None:
@@ -108,11 +85,6 @@ def unbound_method_error(item: Tool[Any, Any]) -> ToolDefinitionError | None:
         f"instance: {owner or 'TheClass'}().{method} (any instance will do)"
     )
     return ToolDefinitionError(msg, function=shown)
-
-
-def valid_name(name: object) -> TypeGuard[str]:
-    """Whether every supported API accepts `name` as a tool name."""
-    return isinstance(name, str) and _NAME.fullmatch(name) is not None
 
 
 class AITool(Record):
@@ -157,7 +129,9 @@ class Tool(Generic[P, R]):
     tool made by `@tool` calls the function unchanged.
 
     Attributes:
-        name: The name the model calls the tool by; unique within a `ToolSet`.
+        name: The tool's name, unique within a `ToolSet`: 1 to 128 printable
+            characters without whitespace. An API that takes fewer is sent
+            `wire_name(format)` instead.
         description: What the tool does, for the model.
         parameters: The JSON Schema (Draft 2020-12) of the arguments.
         execute_fn: `execute_fn(agent_id, call_id, args)`, sync or async.
@@ -184,7 +158,8 @@ class Tool(Generic[P, R]):
         remote_name: For a tool of an MCP server (`mcp.connect`), the name
             the server knows it by, which its `tools/call` requests carry;
             None for a local tool. It differs from `name` when the server's
-            name is one some API would reject.
+            name is not a tool name (whitespace, over 128 characters), or
+            the set was `prefixed`.
     """
 
     name: str
@@ -250,7 +225,8 @@ class Tool(Generic[P, R]):
         """Build a tool from raw parts, as `Planck.Agent.Tool.new/1` does.
 
         Args:
-            name: The tool name (`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`).
+            name: The tool name: 1 to 128 printable characters without
+                whitespace (`math.factorial` too; see `wire_name`).
             description: What the tool does, for the model.
             parameters: An `object` JSON Schema, valid against Draft 2020-12.
             execute_fn: Called as `execute_fn(agent_id, call_id, args)` with the
@@ -397,6 +373,23 @@ class Tool(Generic[P, R]):
         """
         with hosted(host, on_loop=True):
             return await self._runner.aexecute(agent_id, call_id, args, deps, None)
+
+    def wire_name(self, format: str) -> str:
+        """The name an export for `format` sends, and the API calls the tool by.
+
+        The name itself where the API takes it (MCP takes every name); else
+        a name it takes: other characters as `_`, a `_` first where the API
+        wants a letter first, and a name over the API's limit cut to end
+        with a short hash of the whole name. `ToolSet.run` and the
+        providers' `handle` find the tool by either name.
+
+        Raises:
+            ValueError: The format is unknown.
+        """
+        if format not in RULES:
+            msg = f"Unknown export format {format!r}; use one of {', '.join(RULES)}"
+            raise ValueError(msg)
+        return wire_name(self.name, RULES[format])
 
     def to_ai_tool(self) -> AITool:
         """The model-facing view: name, description, parameters (no `execute_fn`).

@@ -34,6 +34,7 @@ from ._exceptions import NotAToolError, ToolDefinitionError
 from ._exports import ExportCache
 from ._json import type_name
 from ._middleware import Middleware, check_middleware
+from ._names import valid_name
 from ._options import DecoratorOptions
 from ._results import ToolCall, ToolResult, Widget
 from ._running import DEFAULT_MAX_THREADS, bounded_pool
@@ -44,7 +45,6 @@ from ._tool import (
     ToolDecorator,
     tool,
     unbound_method_error,
-    valid_name,
 )
 
 if TYPE_CHECKING:
@@ -533,6 +533,10 @@ class ToolSet:
         approvals: Mapping[str, bool | str] | None = None,
     ) -> list[ToolResult]:
         """Run one turn of calls concurrently; one result per call, in call order.
+
+        A call names its tool by the tool's name or by the name an export
+        sent for it where the API does not take that one (`Tool.wire_name`:
+        OpenAI calls `math.factorial` `math_factorial`).
 
         A tool marked `sequential=True` runs alone: the calls before it finish
         first, and the calls after it start after it. One call's failure,

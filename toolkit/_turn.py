@@ -10,7 +10,9 @@ before it finish first, and the calls after it start after it.
 Each call goes through the set's middleware (`_middleware.py`), when it
 has any, then to its tool (`ToolRunner.aexecute`, `_call.py`); a result
 whose text is longer than the set's `max_output_chars` is truncated
-(`_truncate.py`). The tool is looked up by the set's public `get`.
+(`_truncate.py`). The tool is looked up by the set's public `get`, then
+by the names exports send for tools some API does not take by their own
+(`_names.py`): OpenAI calls the tool `math.factorial` `math_factorial`.
 `KeyboardInterrupt` and the cancellation of the caller go on: when the
 caller is cancelled, every call of the turn is cancelled and has finished
 before the cancellation reaches it, as `asyncio.gather` does.
@@ -193,11 +195,17 @@ async def _dispatch(
 
 
 def _tool_of(toolset: ToolSet, call: object) -> Tool[Any, Any] | None:
-    """The tool `call` names, or None (not a call, or a name of no tool)."""
+    """The tool `call` names, by its own name or the one an API was sent, or None (not a call, or a name of no tool)."""
     if not isinstance(call, ToolCall):
         return None
     name = call.name
-    return toolset.get(name) if type(name) is str else None
+    if type(name) is not str:
+        return None
+    found = toolset.get(name)
+    if found is None:
+        sent_for = toolset._exports.called_names(toolset).get(name, ())
+        found = sent_for[0] if len(sent_for) == 1 else None
+    return found
 
 
 def _no_tool(toolset: ToolSet, call: object) -> ToolResult:

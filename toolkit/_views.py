@@ -27,12 +27,12 @@ def model_description(item: Tool[Any, Any]) -> str:
     return f"{item.description}\n\n{paragraph}" if item.description else paragraph
 
 
-def named(item: Tool[Any, Any]) -> dict[str, Any]:
-    """`{"name": ..., "description": ...}` of a tool, without a description when it has none."""
+def named(item: Tool[Any, Any], name: str) -> dict[str, Any]:
+    """`{"name": name, "description": ...}` of a tool (`name`: what its API is sent), without a description when it has none."""
     description = model_description(item)
     if description:
-        return {"name": item.name, "description": description}
-    return {"name": item.name}
+        return {"name": name, "description": description}
+    return {"name": name}
 
 
 def kept_view(

@@ -23,6 +23,7 @@ from typing import Any, Final
 from toolkit._content import Audio, File, Image, Part
 from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
+from toolkit._names import wire_names
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
@@ -56,11 +57,16 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
     Args:
         source: A `ToolSet`, a `Tool` or a list of tools.
         strict: Use strict tool use where a tool allows it and the request's budget lasts.
+
+    Raises:
+        ToolDefinitionError: Two tools would be sent under one name (see
+            `Tool.wire_name`).
     """
     used = {"tools": 0, "optional": 0, "unions": 0}
     definitions = []
-    for item in as_tools(source):
-        definition = named(item)
+    found = as_tools(source)
+    for item, name in zip(found, wire_names(found, "anthropic"), strict=True):
+        definition = named(item, name)
         schema = strip_meta(item.parameters)
         if strict:
             view = anthropic_strict(item.parameters)

@@ -24,6 +24,7 @@ from toolkit._content import Audio, File, Image, Part, Resource
 from toolkit._exceptions import ToolDefinitionError
 from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList, freeze
+from toolkit._names import wire_names
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
@@ -58,14 +59,16 @@ def tools(
 
     Raises:
         ValueError: `schema` is neither "json" nor "openapi".
-        ToolDefinitionError: With "openapi", a tool has a recursive type.
+        ToolDefinitionError: With "openapi", a tool has a recursive type; or
+            two tools would be sent under one name (see `Tool.wire_name`).
     """
     if schema not in ("json", "openapi"):
         msg = f"schema={schema!r}; use 'json' (parametersJsonSchema) or 'openapi' (parameters)"
         raise ValueError(msg)
     declarations = []
-    for item in as_tools(source):
-        declaration = named(item)
+    found = as_tools(source)
+    for item, name in zip(found, wire_names(found, "gemini"), strict=True):
+        declaration = named(item, name)
         if schema == "json":
             declaration["parametersJsonSchema"] = strip_meta(item.parameters)
         else:

@@ -30,6 +30,7 @@ from toolkit._content import (
 )
 from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
+from toolkit._names import RULES, wire_name, wire_names
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
@@ -66,14 +67,18 @@ __all__ = [
 def function_definition(
     item: Tool[Any, Any], *, strict: bool = False
 ) -> dict[str, Any]:
-    """`{"name", "description", "parameters", "strict"}` for one tool (shared with Responses)."""
+    """`{"name", "description", "parameters", "strict"}` for one tool (shared with Responses).
+
+    `name` is the tool's wire name, the same for both OpenAI APIs.
+    """
     parameters = strip_meta(item.parameters)
     is_strict = False
     if strict:
         view = openai_strict(item.parameters)
         if view.schema is not None:
             parameters, is_strict = view.schema, True
-    return FrozenDict(named(item), parameters=parameters, strict=is_strict)
+    name = wire_name(item.name, RULES["openai"])
+    return FrozenDict(named(item, name), parameters=parameters, strict=is_strict)
 
 
 def strict_problems(item: Tool[Any, Any]) -> tuple[str, ...]:
@@ -87,12 +92,18 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
     Args:
         source: A `ToolSet`, a `Tool` or a list of tools.
         strict: Export in the Structured Outputs subset where a tool allows it.
+
+    Raises:
+        ToolDefinitionError: Two tools would be sent under one name (see
+            `Tool.wire_name`).
     """
+    found = as_tools(source)
+    wire_names(found, "openai")  # refuses two tools sent under one name
     kind = "openai-strict" if strict else "openai"
     return FrozenList(
         [
             kept_view(item, kind, lambda it: _envelope(it, strict=strict))
-            for item in as_tools(source)
+            for item in found
         ]
     )
 

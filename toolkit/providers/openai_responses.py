@@ -19,6 +19,7 @@ from typing import Any
 from toolkit._content import File, Image, Part, Resource
 from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
+from toolkit._names import wire_names
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 
@@ -30,11 +31,18 @@ __all__ = ["handle", "output", "parse_calls", "results", "strict_problems", "too
 
 
 def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
-    """The request's `tools` value: `[{"type": "function", "name", ..., "strict"}, ...]`."""
+    """The request's `tools` value: `[{"type": "function", "name", ..., "strict"}, ...]`.
+
+    Raises:
+        ToolDefinitionError: Two tools would be sent under one name (see
+            `Tool.wire_name`).
+    """
+    found = as_tools(source)
+    wire_names(found, "openai_responses")  # refuses two tools sent under one name
     return FrozenList(
         [
             FrozenDict(type="function", **function_definition(item, strict=strict))
-            for item in as_tools(source)
+            for item in found
         ]
     )
 

@@ -30,9 +30,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import math
-import re
 import shlex
 import threading
 import time
@@ -44,6 +42,7 @@ from toolkit._context import Context
 from toolkit._exceptions import ToolDefinitionError
 from toolkit._json import encode
 from toolkit._log import log_failure, log_warning, logger
+from toolkit._names import API_RULES, TOOL_NAMES, clashes, wire_name
 from toolkit._results import ToolResult
 from toolkit._running import is_seconds, thread_waiting_here
 from toolkit._tool import Tool
@@ -57,10 +56,8 @@ if TYPE_CHECKING:
 
     from toolkit._toolset import ToolSet
 
-__all__ = ["Backoff", "connect", "remote_tool_name"]
+__all__ = ["Backoff", "connect"]
 
-_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
-_INVALID: Final = re.compile(r"[^A-Za-z0-9_-]")
 _CLOSE_SECONDS: Final = 15.0
 _CAUSE_SECONDS: Final = 5.0  # a connection's task, ending, records why within this
 _LIST_PAGES: Final = 100  # a server whose tools/list never ends cannot hang connect
@@ -128,9 +125,9 @@ async def connect(
         result = await time_tools.aexecute("agent-1", "call-1", "get_current_time", {"timezone": "UTC"})
     ```
 
-    The set holds one `Tool` per remote tool: its name (a name some API
-    would reject becomes a valid one, the server's own kept in
-    `Tool.remote_name`), title, description, `inputSchema` as `parameters`,
+    The set holds one `Tool` per remote tool: its name (the server's own,
+    kept in `Tool.remote_name` too; one that is not a tool name, with
+    whitespace say, gets its characters as `_`), title, description, `inputSchema` as `parameters`,
     `outputSchema` as `output_schema`, and the annotations as the MCP hints.
     It follows the server's `notifications/tools/list_changed`. A call
     checks the arguments here first, then sends `tools/call`; whatever goes
@@ -186,27 +183,6 @@ def _check_timeout(timeout: object) -> float | None:
         msg = f"timeout={timeout!r}: give a positive number of seconds, or None"
         raise ValueError(msg)
     return float(timeout)
-
-
-def remote_tool_name(name: str, taken: frozenset[str] = frozenset()) -> str:
-    """A name every API accepts for the remote tool `name`: `name` itself when it is one.
-
-    Characters other than letters, digits, `_` and `-` become `_`; a name
-    that does not start with a letter or `_` gets a leading `_`; a name
-    over 64 characters (or one that another remote tool's name already
-    became, in `taken`) is cut and ends with a short hash of the original.
-    """
-    if _NAME.fullmatch(name) and name not in taken:
-        return name
-    valid = _INVALID.sub("_", name)
-    if not valid or not (
-        valid[0].isascii() and (valid[0].isalpha() or valid[0] == "_")
-    ):
-        valid = "_" + valid
-    if len(valid) > 64 or valid in taken:
-        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-        valid = f"{valid[:55]}_{digest}"
-    return valid
 
 
 # ---------------------------------------------------------------- targets
@@ -634,29 +610,51 @@ class _Remote:
 
     def _tools(self, listed: list[Any]) -> dict[str, Tool[Any, Any]]:
         known, self._known = self._known, {}
-        made: dict[str, Tool[Any, Any]] = {}
-        remote_names: set[str] = set()
+        unique: dict[str, Any] = {}
         for definition in listed:
-            if definition.name in remote_names:
+            if unique.setdefault(definition.name, definition) is not definition:
                 log_warning(
                     "MCP server %r lists the tool %r twice; the first one is used",
                     self.label,
                     definition.name,
                 )
+        names = {remote: wire_name(remote, TOOL_NAMES) for remote in unique}
+        left_out = self._clashes(names)
+        made: dict[str, Tool[Any, Any]] = {}
+        for remote, definition in unique.items():
+            if remote in left_out:
                 continue
-            remote_names.add(definition.name)
             dumped = _dump(definition)
-            kept = known.get(definition.name)
-            if kept is not None and kept[0] == dumped and kept[1].name not in made:
+            kept = known.get(remote)
+            if kept is not None and kept[0] == dumped:
                 item: Tool[Any, Any] | None = kept[1]
             else:
-                item = self._tool(
-                    definition, remote_tool_name(definition.name, frozenset(made))
-                )
+                item = self._tool(definition, names[remote])
             if item is not None:
                 made[item.name] = item
-                self._known[definition.name] = (dumped, item)
+                self._known[remote] = (dumped, item)
         return made
+
+    def _clashes(self, names: dict[str, str]) -> set[str]:
+        """The remote tools left out, with a warning, since one of their names is another's.
+
+        A name that is not a tool name (`names` maps each remote name to the
+        tool's) or that an API is sent could be another tool's: one of the
+        two is left out, the same one whatever the order of the list.
+        """
+        refused = clashes(names, [TOOL_NAMES])
+        named = {names[remote]: remote for remote in names if remote not in refused}
+        refused.update(
+            (named[name], why) for name, why in clashes(named, API_RULES).items()
+        )
+        for remote, why in refused.items():
+            log_warning(
+                "MCP server %r: the tool %r is left out: %s",
+                self.label,
+                remote,
+                why,
+            )
+        return set(refused)
 
     def _tool(self, definition: Any, name: str) -> Tool[Any, Any] | None:
         """The `Tool` of one remote tool, or None (with a warning) when its schema cannot be used."""

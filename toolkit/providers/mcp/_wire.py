@@ -22,9 +22,10 @@ from toolkit._exceptions import ToolDefinitionError
 from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._invalid import jsonschema_validator
+from toolkit._names import check_name, valid_name
 from toolkit._results import ToolCall, ToolResult, error_text
 from toolkit._schema import dangling_refs
-from toolkit._tool import Tool, check_name, valid_name
+from toolkit._tool import Tool
 from toolkit._views import model_description
 
 if TYPE_CHECKING:
@@ -329,8 +330,8 @@ handle = handler(parse_calls, results, "the `CallToolResult`s", with_toolset=Tru
 def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
     """Tools whose MCP definition clients would refuse (they are left out of `tools/list`).
 
-    Also the tools of an MCP server (`connect`) whose own name some API
-    rejects, which models see under another name.
+    Also the tools of an MCP server (`connect`) whose own name is not a
+    tool name (whitespace, over 128 characters), which have another here.
     """
     for item in tools:
         remote = item.remote_name
@@ -338,8 +339,9 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
             yield Finding(
                 item.name,
                 "mcp-renamed",
-                f"the MCP server names it {remote!r}, which some LLM APIs reject; models see it "
-                f"as {item.name!r}, and calls reach the server under its own name",
+                f"the MCP server names it {remote!r}, which is not a tool name (1 to 128 printable "
+                f"characters without whitespace); it is {item.name!r} here, and calls reach the "
+                "server under its own name",
             )
         for problem in problems(item):
             yield Finding(
