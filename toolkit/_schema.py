@@ -509,21 +509,15 @@ def _check_schema(name: str, what: str, schema: dict[str, Any]) -> None:
     if _nests_deeper(schema, _RAW_DEPTH):
         msg = f"{what} of tool {name!r} nest{'' if verb == 'are' else 's'} more than {_RAW_DEPTH} levels of objects and arrays, deeper than toolkit walks. Use a flatter schema, or `{{}}` (any value) for the deep part"
         raise ToolDefinitionError(msg)
-    import jsonschema
+    from ._invalid import schema_problem
 
     try:
-        errors = sorted(
-            jsonschema.Draft202012Validator(
-                jsonschema.Draft202012Validator.META_SCHEMA
-            ).iter_errors(schema),
-            key=str,
-        )
+        problem = schema_problem(schema)
     except RecursionError:  # from a caller deep in its own stack
         msg = f"{what} of tool {name!r} nest{'' if verb == 'are' else 's'} too deeply for Python's recursion limit to check them from here. Use a flatter schema"
         raise ToolDefinitionError(msg) from None
-    if errors:
-        where = "/".join(str(part) for part in errors[0].absolute_path) or "(root)"
-        msg = f"{what} of tool {name!r} {verb} not a valid JSON Schema (Draft 2020-12): at {where}: {errors[0].message}"
+    if problem is not None:
+        msg = f"{what} of tool {name!r} {verb} not a valid JSON Schema (Draft 2020-12): {problem}"
         raise ToolDefinitionError(msg)
     dangling = dangling_refs(schema)
     if dangling:
