@@ -103,6 +103,14 @@ class Node:
     children: list[Node] = dataclasses.field(default_factory=list)
 
 
+class Place(TypedDict):
+    """A place, whose fields have other names in JSON (pydantic aliases)."""
+
+    city_name: Annotated[str, pydantic.Field(alias="cityName")]
+    zip_code: NotRequired[Annotated[int, pydantic.Field(alias="zipCode")]]
+    country: str
+
+
 class Branch(TypedDict):
     name: str
     branches: list[Branch]
@@ -217,6 +225,26 @@ CASES = [
         {"limit": 1},
         {"query": "q", "limit": 2},
         {"query": "q", "limit": 2},
+    ),
+    Case(
+        "typeddict_alias",
+        Place,
+        {"cityName": "Oslo", "zipCode": 150, "country": "NO"},
+        {"city_name": "Oslo", "zip_code": 150, "country": "NO"},
+        {"city_name": "Oslo", "country": "NO"},
+        {"city_name": "Oslo", "country": "NO"},
+        {"cityName": "Oslo", "country": "NO"},
+        wrong={"city_name": 1, "country": "NO"},
+    ),
+    Case(
+        "typeddict_alias_nested",
+        Optional[list[Place]],  # noqa: UP045
+        [{"cityName": "Oslo", "country": "NO"}],
+        [{"city_name": "Oslo", "country": "NO"}],
+        [{"cityName": "Oslo", "country": "NO", "city_name": "Oslo"}],
+        [{"city_name": "Oslo", "zip_code": 150, "country": "NO"}],
+        [{"cityName": "Oslo", "zipCode": 150, "country": "NO"}],
+        wrong=[{"zip_code": 1, "country": "NO"}],
     ),
     Case(
         "dataclass",
@@ -381,6 +409,7 @@ ADMITTED: dict[str, tuple[Any, ...]] = {
     "optional_typing": (None, ""),
     "optional_typeddict": (None, {"title": "", "year": 0}),
     "optional_list": (None, []),
+    "typeddict_alias_nested": (None, []),
     "union": (1, ""),
     "union_typing": (1, []),
     "literal": ("b",),

@@ -163,10 +163,16 @@ class ToolRunner:
             )
             self.invoke = binder.caller(self.function)  # type: ignore[arg-type]  # set with info
             if tool.output_schema is not None and info.return_shown is not None:
+                from ._convert import key_renamer
                 from ._output import OutputCheck
 
                 self._output = OutputCheck(
-                    name=tool.name, schema=tool.output_schema, shown=info.return_shown
+                    name=tool.name,
+                    schema=tool.output_schema,
+                    shown=info.return_shown,
+                    rename=key_renamer(info.return_node)
+                    if info.return_node is not None
+                    else None,
                 )
         self._binder = binder
         return binder

@@ -194,9 +194,9 @@ class SchemaBuilder:
         if description:
             schema["description"] = description
         schema["properties"] = FrozenDict(
-            {item.name: property_schema(self, item) for item in fields}
+            {item.key: property_schema(self, item) for item in fields}
         )
-        required = [item.name for item in fields if item.required]
+        required = [item.key for item in fields if item.required]
         if required:
             schema["required"] = FrozenList(required)
         schema["additionalProperties"] = False
