@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NamedTuple, NewType, Optional, Union
 
 import annotated_types
+import jsonschema
 import pydantic
 import pytest
 from typing_extensions import NotRequired, ReadOnly, Required, TypeAliasType, TypedDict
@@ -579,3 +580,20 @@ def test_an_alias_that_names_another_field_is_refused() -> None:
 
     with pytest.raises(ToolDefinitionError, match=r"'town'.*'city'"):
         json_schema(Clash)
+
+
+def test_a_default_names_its_aliased_fields_as_the_schema_does() -> None:
+    from toolkit import tool
+
+    @tool
+    def go(leg: Leg = Leg(Stop(stop_name="A", zone="1"))) -> str:  # noqa: B008
+        """Go."""
+        return repr(leg)
+
+    schema = go.parameters["properties"]["leg"]
+    assert schema["default"] == {
+        "fromStop": {"stopName": "A", "zone": "1"},
+        "minutes": 0,
+    }
+    jsonschema.validate({"leg": schema["default"]}, go.parameters)
+    assert go.execute("a", "c", {}).text == repr(Leg(Stop(stop_name="A", zone="1")))

@@ -344,7 +344,7 @@ def property_schema(builder: SchemaBuilder, item: nodes.Field) -> JsonSchema:
     schema = dict(builder.schema(item.node))
     description = schema.pop("description", None)
     if item.default is not nodes.MISSING:
-        default = _json_default(item.default)
+        default = _json_default(item.default, item.node)
         if default is not nodes.MISSING:
             schema["default"] = freeze(default)
     description = item.description or description
@@ -353,11 +353,18 @@ def property_schema(builder: SchemaBuilder, item: nodes.Field) -> JsonSchema:
     return FrozenDict(schema)
 
 
-def _json_default(value: Any) -> Any:
+def _json_default(value: Any, node: nodes.TypeNode) -> Any:
+    """The default as JSON, its aliased fields under their JSON keys (as a returned value's)."""
     try:
-        return to_jsonable(value)
+        data = to_jsonable(value)
     except (TypeError, ValueError):
         return nodes.MISSING
+    if not isinstance(data, (dict, list)):
+        return data
+    from ._convert import key_renamer
+
+    rename = key_renamer(node)
+    return data if rename is None else rename(data)
 
 
 def _enum_def(node: nodes.EnumType) -> JsonSchema:
