@@ -451,6 +451,74 @@ def validate_scenario() -> Scenario:
     )
 
 
+def new_scenario() -> Scenario:
+    """`Tool.new` from real-world schemas, against `jsonschema`'s meta-schema check of them.
+
+    The schemas are every 16th function definition of the Berkeley Function
+    Calling Leaderboard (`benchmarks/bfcl.py`, the `bfcl-eval` package);
+    each path handles all of them once per sample, in the same order.
+    """
+    import bfcl
+    import jsonschema
+
+    from toolkit import Tool, ToolResult
+
+    definitions = bfcl.load().definitions[::16]
+    meta = jsonschema.Draft202012Validator
+
+    def make(item: bfcl.Definition) -> Tool[..., Any]:
+        return Tool.new(
+            name=item.name,
+            description=item.description,
+            parameters=item.parameters,
+            execute_fn=lambda agent_id, call_id, args: ToolResult.ok(""),
+        )
+
+    check(
+        all(meta(meta.META_SCHEMA).is_valid(item.parameters) for item in definitions),
+        "jsonschema: every schema is valid",
+    )
+    check(
+        all(make(item).parameters == item.parameters for item in definitions),
+        "toolkit: every schema accepted as given",
+    )
+
+    def each(operation: Callable[[Any], Any]) -> Callable[[int], float]:
+        def run(n: int) -> float:
+            started = time.perf_counter()
+            for item in definitions:
+                operation(item)
+            return (time.perf_counter() - started) / len(definitions)
+
+        return run
+
+    return Scenario(
+        figure=f"Tool.new from a raw schema ({len(definitions)} BFCL function definitions)",
+        unit="us",
+        goals=[
+            Goal(
+                "Tool.new vs jsonschema's check_schema",
+                "toolkit",
+                "jsonschema check_schema",
+                0.2,
+            )
+        ],
+        toolkit=Path(
+            "toolkit", "Tool.new(name=, description=, parameters=, ...)", each(make)
+        ),
+        peers=[],
+        floors=[
+            Path(
+                "jsonschema check_schema",
+                "Draft202012Validator.check_schema(parameters)",
+                each(lambda item: meta.check_schema(item.parameters)),
+            )
+        ],
+        number=1,
+        calibrate=False,
+    )
+
+
 def import_scenario(quick: bool) -> Scenario:
     compile_toolkit()
 
@@ -1013,6 +1081,7 @@ def main() -> None:
     execute = execute_scenario()
     scenarios = [
         decorate_scenario(),
+        new_scenario(),
         execute,
         validate_scenario(),
         import_scenario(options.quick),

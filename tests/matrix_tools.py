@@ -44,6 +44,8 @@ ANY_VALUE: Any = _Marker("ANY_VALUE")
 """Every JSON value fits: there is no bad argument."""
 UNSTRUCTURED: Any = _Marker("UNSTRUCTURED")
 """The return type has no output schema (None, Any, no annotation)."""
+RETURNED: Any = _Marker("RETURNED")
+"""The value a return tool gives back is its case's `returned`."""
 
 
 class Color(enum.Enum):
@@ -101,6 +103,14 @@ class Node:
     children: list[Node] = dataclasses.field(default_factory=list)
 
 
+class Place(TypedDict):
+    """A place, whose fields have other names in JSON (pydantic aliases)."""
+
+    city_name: Annotated[str, pydantic.Field(alias="cityName")]
+    zip_code: NotRequired[Annotated[int, pydantic.Field(alias="zipCode")]]
+    country: str
+
+
 class Branch(TypedDict):
     name: str
     branches: list[Branch]
@@ -137,6 +147,17 @@ CASES = [
     Case("none", None, None, None, 0, None, UNSTRUCTURED),
     Case("optional", int | None, None, None, "x", None, None, wrong="x"),
     Case("optional_typing", Optional[str], "a", "a", 1, "a", "a", wrong=1),  # noqa: UP045
+    Case(
+        "optional_typeddict",
+        Optional[Movie],  # noqa: UP045
+        {"title": "Up"},
+        {"title": "Up"},
+        {"year": 1},
+        {"title": "Up"},
+        {"title": "Up"},
+        wrong={"year": 1},
+    ),
+    Case("optional_list", list[int] | None, [], [], [None], [1], [1], wrong=["1"]),
     Case("union", int | str, "a", "a", [1], "x", "x", wrong=[1]),
     Case("union_typing", Union[int, list[int]], [1], [1], "x", [2], [2], wrong="x"),  # noqa: UP007
     Case("literal", Literal["a", "b"], "b", "b", "c", "a", "a", wrong="c"),
@@ -204,6 +225,26 @@ CASES = [
         {"limit": 1},
         {"query": "q", "limit": 2},
         {"query": "q", "limit": 2},
+    ),
+    Case(
+        "typeddict_alias",
+        Place,
+        {"cityName": "Oslo", "zipCode": 150, "country": "NO"},
+        {"city_name": "Oslo", "zip_code": 150, "country": "NO"},
+        {"city_name": "Oslo", "country": "NO"},
+        {"city_name": "Oslo", "country": "NO"},
+        {"cityName": "Oslo", "country": "NO"},
+        wrong={"city_name": 1, "country": "NO"},
+    ),
+    Case(
+        "typeddict_alias_nested",
+        Optional[list[Place]],  # noqa: UP045
+        [{"cityName": "Oslo", "country": "NO"}],
+        [{"city_name": "Oslo", "country": "NO"}],
+        [{"cityName": "Oslo", "country": "NO", "city_name": "Oslo"}],
+        [{"city_name": "Oslo", "zip_code": 150, "country": "NO"}],
+        [{"cityName": "Oslo", "zipCode": 150, "country": "NO"}],
+        wrong=[{"zip_code": 1, "country": "NO"}],
     ),
     Case(
         "dataclass",
@@ -361,6 +402,36 @@ CASES = [
 
 BY_ID = {case.id: case for case in CASES}
 
+ADMITTED: dict[str, tuple[Any, ...]] = {
+    "int": (0,),
+    "bool": (True,),
+    "optional": (3, 0),
+    "optional_typing": (None, ""),
+    "optional_typeddict": (None, {"title": "", "year": 0}),
+    "optional_list": (None, []),
+    "typeddict_alias_nested": (None, []),
+    "union": (1, ""),
+    "union_typing": (1, []),
+    "literal": ("b",),
+    "literal_int": (2,),
+    "enum": (Color.RED,),
+    "list": ([],),
+    "sequence": ((), []),
+    "set": (set(),),
+    "frozenset": (frozenset(),),
+    "tuple_var": ((),),
+    "dict": ({},),
+    "mapping": ({},),
+    "typeddict_total_false": ({"query": ""},),
+    "object": (None, 0, "", [], {}),
+    "type_alias": ([],),
+    "string_annotation": ([],),
+    "recursive_typeddict": (
+        {"name": "a", "branches": [{"name": "b", "branches": []}]},
+    ),
+}
+"""More values each return annotation admits than `returned`: None, each union member, empty containers."""
+
 
 def _annotations(case: Case, key: str) -> dict[str, Any]:
     return {} if case.annotation is NO_ANNOTATION else {key: case.annotation}
@@ -378,9 +449,11 @@ def parameter_tool(case: Case) -> Tool[Any, Any]:
     return tool(function)
 
 
-def return_tool(case: Case, *, value: Any = None, prefix: str = "r") -> Tool[Any, Any]:
+def return_tool(
+    case: Case, *, value: Any = RETURNED, prefix: str = "r"
+) -> Tool[Any, Any]:
     """`r_<id>() -> <annotation>`, returning `case.returned` (or `value`)."""
-    returned = case.returned if value is None else value
+    returned = case.returned if value is RETURNED else value
 
     def function():  # type: ignore[no-untyped-def]  # annotated below, per case
         return returned
@@ -400,5 +473,11 @@ def _broken() -> Tool[Any, Any]:
 
 PARAMETER_TOOLS = [parameter_tool(case) for case in CASES]
 RETURN_TOOLS = [return_tool(case) for case in CASES]
+VALUE_TOOLS = [
+    return_tool(case, value=value, prefix=f"v{index}")
+    for case in CASES
+    for index, value in enumerate(ADMITTED.get(case.id, ()))
+]
+"""`v<index>_<id>() -> <annotation>`, returning the annotation's other admitted values."""
 BROKEN = _broken()
-tools = ToolSet([*PARAMETER_TOOLS, *RETURN_TOOLS, BROKEN])
+tools = ToolSet([*PARAMETER_TOOLS, *RETURN_TOOLS, *VALUE_TOOLS, BROKEN])

@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 import pydantic
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typing_extensions import TypedDict
 
 from toolkit import Context, Param, TextUI, Tool, ToolError, ToolResult, WidgetUI, tool
@@ -335,6 +337,77 @@ def test_null_for_a_non_nullable_parameter_with_a_default_takes_the_default() ->
 
     assert run(report, {"limit": None, "note": None}).text == "10 None None"
     assert run(report, {"window": {"days": None}}).text == "10 x Window(days=7)"
+
+
+def _omittable_tools() -> list[Tool[Any, Any]]:
+    """`limit` may be left out but cannot be None; `note` may be None; `window.days` is nested."""
+
+    @tool
+    def report(
+        limit: int = 10, note: str | None = "x", window: Window | None = None
+    ) -> str:
+        """Report."""
+        return f"{limit} {note} {window}"
+
+    raw = Tool.new(
+        name="report_raw",
+        description="Report.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "limit": {"type": "integer"},
+                "note": {"type": ["string", "null"]},
+            },
+        },
+        execute_fn=lambda agent_id, call_id, args: repr(args),
+    )
+    return [report, raw]
+
+
+@pytest.mark.parametrize("made", _omittable_tools(), ids=lambda made: made.name)
+def test_validate_args_and_execute_read_null_for_an_omittable_parameter_alike(
+    made: Tool[Any, Any],
+) -> None:
+    good: list[Any] = [{"limit": None}, '{"limit": null, "note": null}', {"note": None}]
+    for args in good:
+        assert made.validate_args(args) is None, args
+        assert made.execute("a", "c", args).is_error is False, args
+    bad: list[Any] = [{"limit": "x"}, {"note": 1}, {"limit": None, "note": 1}]
+    for args in bad:
+        refused = made.validate_args(args)
+        assert refused is not None
+        assert refused == made.execute("a", "c", args), args
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["limit", "note", "window", "other"]),
+        st.one_of(
+            st.none(),
+            st.integers(),
+            st.text("ab", max_size=3),  # never JSON text, which execute decodes
+            st.just({"days": None}),
+        ),
+        max_size=4,
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_validate_args_is_what_execute_refuses(args: dict[str, Any]) -> None:
+    """`validate_args` refuses exactly what `execute` refuses, with the same text.
+
+    (`execute` also decodes a JSON-encoded string that makes the call valid:
+    see `test_json_encoded_string_is_decoded_for_non_string_parameters`.)
+    """
+    for made in OMITTABLE:
+        refused = made.validate_args(args)
+        outcome = made.execute("a", "c", args)
+        if refused is None:
+            assert outcome.is_error is False, (made.name, args, outcome.text)
+        else:
+            assert outcome == refused, (made.name, args)
+
+
+OMITTABLE = _omittable_tools()
 
 
 def test_null_for_a_required_parameter_is_still_an_error() -> None:

@@ -37,11 +37,12 @@ from tests.matrix_tools import (
     PARAMETER_TOOLS,
     RETURN_TOOLS,
     UNSTRUCTURED,
+    VALUE_TOOLS,
     Case,
     return_tool,
 )
 from tests.providers.oracles import assert_typed_dict
-from toolkit import Tool, ToolDefinitionError
+from toolkit import Tool, ToolCall, ToolDefinitionError, ToolSet
 from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
 from toolkit.providers._transform import is_wrapped
 
@@ -58,7 +59,7 @@ TOOLS = [pytest.param(made, id=made.name) for made in (*PARAMETER_TOOLS, *RETURN
 
 
 def _case(made: Tool[Any, Any]) -> Case:
-    return next(case for case in CASES if made.name[2:] == case.id)
+    return next(case for case in CASES if made.name.split("_", 1)[1] == case.id)
 
 
 # ---------------------------------------------------------------- exports
@@ -172,6 +173,43 @@ def test_the_returned_value_is_structured_as_its_schema_says(case: Case) -> None
     jsonschema.validate(sent["structuredContent"], definition["outputSchema"])
 
 
+RETURNING = [pytest.param(made, id=made.name) for made in (*RETURN_TOOLS, *VALUE_TOOLS)]
+
+
+def _expected(made: Tool[Any, Any], structured: Any) -> Any:
+    """The `structuredContent` the output schema asks for: wrapped exactly when it is."""
+    return {"result": structured} if is_wrapped(made.output_schema) else structured
+
+
+@pytest.mark.parametrize("made", RETURNING)
+def test_structured_content_follows_the_schema_whatever_the_value(
+    made: Tool[Any, Any],
+) -> None:
+    outcome = made.execute("a", "c", {})
+    assert outcome.is_error is False, outcome.text
+    (definition,) = mcp.tools(made)
+    calls = [ToolCall("c", made.name, {})]
+    (sent,) = mcp.results(calls, [outcome], toolset=ToolSet([made]))
+    validate_server_result("tools/call", "2025-11-25", sent)
+    if made.output_schema is None:
+        assert "outputSchema" not in definition
+        return
+    assert sent["structuredContent"] == _expected(made, outcome.structured)
+    jsonschema.validate(sent["structuredContent"], definition["outputSchema"])
+
+
+@pytest.mark.parametrize("made", RETURNING)
+def test_without_the_toolset_no_structured_content_is_guessed(
+    made: Tool[Any, Any],
+) -> None:
+    """Only the tool's output schema says whether its value is wrapped."""
+    outcome = made.execute("a", "c", {})
+    (sent,) = mcp.results([ToolCall("c", made.name, {})], [outcome])
+    validate_server_result("tools/call", "2025-11-25", sent)
+    assert "structuredContent" not in sent
+    assert sent["content"] == [{"type": "text", "text": outcome.text}]
+
+
 @pytest.mark.parametrize(
     "case", [case for case in CASES if case.wrong is not None], ids=lambda case: case.id
 )
@@ -218,6 +256,9 @@ async def _serve_and_call() -> dict[Any, Any]:
                         continue
                     with _kept(found, (key, case.id)):
                         found[key, case.id] = await session.call_tool(name, args)
+            for made in VALUE_TOOLS:
+                with _kept(found, ("value", made.name)):
+                    found["value", made.name] = await session.call_tool(made.name, {})
     return found
 
 
@@ -240,7 +281,9 @@ def _text(result: Any) -> str:
 def test_serve_lists_every_tool_but_the_broken_one(served: dict[Any, Any]) -> None:
     listed = served["listed"].tools
     names = [item.name for item in listed]
-    assert names == [made.name for made in (*PARAMETER_TOOLS, *RETURN_TOOLS)]
+    assert names == [
+        made.name for made in (*PARAMETER_TOOLS, *RETURN_TOOLS, *VALUE_TOOLS)
+    ]
     assert BROKEN.name not in names
     for item in listed:
         if item.output_schema is not None:
@@ -275,4 +318,23 @@ def test_served_structured_content_fits_the_output_schema(
     jsonschema.validate(result.structured_content, listed.output_schema)
     wrapped = is_wrapped(RETURN_TOOLS[CASES.index(case)].output_schema)
     expected = {"result": case.structured} if wrapped else case.structured
+    assert result.structured_content == expected
+
+
+@pytest.mark.parametrize(
+    "made", [pytest.param(made, id=made.name) for made in VALUE_TOOLS]
+)
+def test_served_every_admitted_value_fits_the_output_schema(
+    served: dict[Any, Any], made: Tool[Any, Any]
+) -> None:
+    result = served["value", made.name]
+    assert not isinstance(result, Exception), repr(result)
+    assert result.is_error is False, _text(result)
+    listed = {item.name: item for item in served["listed"].tools}[made.name]
+    if made.output_schema is None:
+        assert listed.output_schema is None
+        return
+    assert listed.output_schema is not None
+    jsonschema.validate(result.structured_content, listed.output_schema)
+    expected = _expected(made, made.execute("a", "c", {}).structured)
     assert result.structured_content == expected

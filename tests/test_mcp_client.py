@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import pathlib
+import shlex
 import signal
 import subprocess
 import sys
@@ -835,6 +836,24 @@ def toolkit(*args: str) -> subprocess.CompletedProcess[str]:
         timeout=LIMIT,
         check=False,
     )
+
+
+def test_a_server_whose_stdout_is_not_mcp_is_said_so_in_one_line() -> None:
+    """A line on stdout that is not JSON-RPC: one line on stderr says why, no traceback."""
+    noisy = (
+        "print('Starting the add server v1.0', flush=True); import runpy, sys; "
+        f"sys.argv = ['toolkit', 'serve', {TOOLS!r}]; "
+        "runpy.run_module('toolkit', run_name='__main__')"
+    )
+    target = f"mcp:{shlex.join([sys.executable, '-c', noisy])}"
+    called = toolkit("call", target, "add", '{"a": 2}')
+    assert (called.returncode, called.stdout) == (0, "3\n")
+    assert "Traceback" not in called.stderr
+    assert called.stderr.splitlines() == [
+        'The MCP server\'s stdout is not MCP: it wrote "Starting the add server v1.0", '
+        "which is not a JSON-RPC message (a stdio server writes only MCP messages "
+        "to stdout; its logs go to stderr)"
+    ]
 
 
 def test_cli_schema_of_an_mcp_server_is_the_schema_of_its_tools() -> None:

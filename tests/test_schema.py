@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NamedTuple, NewType, Optional, Union
 
 import annotated_types
+import jsonschema
 import pydantic
 import pytest
 from typing_extensions import NotRequired, ReadOnly, Required, TypeAliasType, TypedDict
@@ -545,3 +546,54 @@ def test_schemas_kept_on_nodes_never_hold_refs() -> None:
         "$defs": {"Color": {"type": "string", "enum": ["x"]}},
     }
     assert json_schema(list[int | None]) == json_schema(list[int | None])
+
+
+class Stop(TypedDict):
+    stop_name: Annotated[str, pydantic.Field(alias="stopName")]
+    line: NotRequired[Annotated[int, pydantic.Field(alias="lineNo")]]
+    zone: str
+
+
+@dataclasses.dataclass
+class Leg:
+    from_stop: Annotated[Stop, pydantic.Field(alias="fromStop")]
+    minutes: int = 0
+
+
+def test_pydantic_aliases_name_the_fields_as_pydantic_does() -> None:
+    """The MCP SDK names a field by its alias on the wire (pydantic's `by_alias`): so do the schemas."""
+    for annotation in (Stop, Leg):
+        ours = json_schema(annotation)
+        theirs = pydantic.TypeAdapter(annotation).json_schema(by_alias=True)
+        ours_defs = {name: ours["$defs"][name] for name in ours.get("$defs", {})}
+        own = ours["$defs"][annotation.__name__] if "$ref" in ours else ours
+        for name, found in {annotation.__name__: own, **ours_defs}.items():
+            expected = theirs.get("$defs", {}).get(name, theirs)
+            assert list(found["properties"]) == list(expected["properties"]), name
+            assert found.get("required", []) == expected.get("required", []), name
+
+
+def test_an_alias_that_names_another_field_is_refused() -> None:
+    class Clash(TypedDict):
+        city: str
+        town: Annotated[str, pydantic.Field(alias="city")]
+
+    with pytest.raises(ToolDefinitionError, match=r"'town'.*'city'"):
+        json_schema(Clash)
+
+
+def test_a_default_names_its_aliased_fields_as_the_schema_does() -> None:
+    from toolkit import tool
+
+    @tool
+    def go(leg: Leg = Leg(Stop(stop_name="A", zone="1"))) -> str:  # noqa: B008
+        """Go."""
+        return repr(leg)
+
+    schema = go.parameters["properties"]["leg"]
+    assert schema["default"] == {
+        "fromStop": {"stopName": "A", "zone": "1"},
+        "minutes": 0,
+    }
+    jsonschema.validate({"leg": schema["default"]}, go.parameters)
+    assert go.execute("a", "c", {}).text == repr(Leg(Stop(stop_name="A", zone="1")))

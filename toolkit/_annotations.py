@@ -306,6 +306,32 @@ def requiredness(annotation: Any) -> bool | None:
             return None
 
 
+def alias_of(annotation: Any) -> str | None:
+    """The pydantic alias in a field's annotation (`Annotated[str, Field(alias="cityName")]`), or None.
+
+    Read through `Required`, `NotRequired`, `ReadOnly` and nested `Annotated`;
+    pydantic is never imported: its `FieldInfo` is known by its name.
+    """
+    tp = annotation
+    forms = _FORMS.current()
+    while True:
+        origin = typing.get_origin(tp)
+        if origin in forms.annotated:
+            for item in reversed(tp.__metadata__):  # the last one wins, as in pydantic
+                alias = getattr(item, "alias", None)
+                if type(item).__name__ == "FieldInfo" and isinstance(alias, str):
+                    return alias
+            tp = tp.__origin__
+        elif (
+            origin in forms.required
+            or origin in forms.not_required
+            or origin in forms.qualifiers
+        ):
+            tp = typing.get_args(tp)[0]
+        else:
+            return None
+
+
 # --------------------------------------------------------------- translator
 
 
@@ -526,6 +552,16 @@ class Translator:
         return node
 
     def _fields(self, cls: type, kind: str) -> list[nodes.Field]:
+        fields = self._own_fields(cls, kind)
+        named: dict[str, str] = {}
+        for item in fields:
+            if item.key in named:
+                msg = f"field {item.name!r} of {cls.__qualname__} is named {item.key!r} in JSON, as field {named[item.key]!r} is. Give each field its own alias"
+                raise ToolDefinitionError(msg)
+            named[item.key] = item.name
+        return fields
+
+    def _own_fields(self, cls: type, kind: str) -> list[nodes.Field]:
         hints = _class_hints(cls)
         docs = parse_docstring(cls.__doc__).params if _own_doc(cls) else {}
         if kind == "typeddict":
@@ -589,6 +625,7 @@ class Translator:
             required=default is nodes.MISSING,
             default=default,
             description=description,
+            key=alias_of(hint),
         )
 
 

@@ -188,10 +188,16 @@ class ToolRunner:
             )
             self.invoke = binder.caller(self.function)  # type: ignore[arg-type]  # set with info
             if tool.output_schema is not None and info.return_shown is not None:
+                from ._convert import key_renamer
                 from ._output import OutputCheck
 
                 self._output = OutputCheck(
-                    name=tool.name, schema=tool.output_schema, shown=info.return_shown
+                    name=tool.name,
+                    schema=tool.output_schema,
+                    shown=info.return_shown,
+                    rename=key_renamer(info.return_node)
+                    if info.return_node is not None
+                    else None,
                 )
         self._binder = binder
         return binder
@@ -588,15 +594,27 @@ class Binder:
         return bound
 
     def _valid_arguments(self, args: Any) -> JsonObject:
-        """Parsed, without the nulls that mean "not given", and valid (repaired if need be)."""
-        parsed = args if type(args) is dict else parse_arguments(self.name, args)
-        if isinstance(parsed, ToolResult):
-            raise Refused(parsed)
-        if self._strip is not None:
-            parsed = self._strip(parsed)
+        """Read (see `_read`) and valid, repaired if need be."""
+        parsed = self._read(args)
         if self._valid(parsed):
             return parsed
         return self._refused().repaired(parsed, self._valid)
+
+    def _read(self, args: Any) -> JsonObject:
+        """The arguments parsed, without the nulls that mean "not given".
+
+        `null` for a parameter (or field) that may be left out but cannot be
+        None is what OpenAI's strict mode sends for one left out: it is
+        dropped, so the default applies. `bind` and `validate` both read the
+        arguments here, so they never disagree on it.
+
+        Raises:
+            Refused: The arguments are not JSON, or not an object.
+        """
+        parsed = args if type(args) is dict else parse_arguments(self.name, args)
+        if isinstance(parsed, ToolResult):
+            raise Refused(parsed)
+        return parsed if self._strip is None else self._strip(parsed)
 
     def _converted(self, args: JsonObject) -> dict[str, Any]:
         """The annotated types and the defaults the function lacks; never the caller's dict changed."""
@@ -618,13 +636,12 @@ class Binder:
         return bound
 
     def validate(self, args: Any) -> ToolResult | None:
-        """None when `args` fit the schema, else the error result listing every problem."""
+        """None when `args`, read as `bind` reads them, fit the schema, else the error result listing every problem."""
         try:
-            if type(args) is not dict:
-                args = parse_arguments(self.name, args)
-                if isinstance(args, ToolResult):
-                    return args
+            args = self._read(args)
             return None if self._valid(args) else self._refused().invalid(args)
+        except Refused as refused:
+            return refused.result
         except RecursionError:
             return too_deep(self.name)
         except Exception as error:  # a bug here must still not escape

@@ -59,9 +59,9 @@ class Converters:
     def fields(
         self, fields: tuple[nodes.Field, ...] | list[nodes.Field]
     ) -> list[tuple[str, Converter]]:
-        """(name, converter) for each field that needs one."""
+        """(JSON key, converter) for each field that needs one."""
         return [
-            (item.name, conv)
+            (item.key, conv)
             for item in fields
             if (conv := self.for_node(item.node)) is not None
         ]
@@ -104,7 +104,9 @@ class Converters:
 
     def _object(self, node: nodes.ObjectType) -> Converter | None:
         return _once_per_type(
-            self._named, node, lambda: _build_object(node, self.fields(node.fields))
+            self._named,
+            node,
+            lambda: _build_object(node, self.fields(node.fields), renamed(node, False)),
         )
 
 
@@ -172,22 +174,123 @@ def _literal(node: nodes.LiteralType) -> Converter | None:
 
 
 def _build_object(
-    node: nodes.ObjectType, plan: list[tuple[str, Converter]]
+    node: nodes.ObjectType,
+    plan: list[tuple[str, Converter]],
+    keys: dict[str, str],
 ) -> Converter:
+    """The converter of an object's JSON: each field converted, keyed by its Python name."""
     cls = node.cls
 
     def fields(value: dict[str, Any]) -> dict[str, Any]:
-        if not plan:
+        if not plan and not keys:
             return value
         converted = dict(value)
-        for name, convert in plan:
-            if name in converted:
-                converted[name] = convert(converted[name])
+        for key, convert in plan:
+            if key in converted:
+                converted[key] = convert(converted[key])
+        if keys:
+            converted = {keys.get(key, key): item for key, item in converted.items()}
         return converted
 
     if node.kind == "typeddict":
         return fields
     return lambda value: cls(**fields(value))
+
+
+def renamed(node: nodes.ObjectType, to_json: bool) -> dict[str, str]:
+    """The fields of an object whose JSON key is not their Python name: name → key, or key → name."""
+    return {
+        (item.name if to_json else item.key): (item.key if to_json else item.name)
+        for item in node.fields
+        if item.key != item.name
+    }
+
+
+def key_renamer(node: nodes.TypeNode) -> Converter | None:
+    """JSON data of a returned value → the same with each aliased field under its JSON key.
+
+    None when no object inside `node` has a field whose JSON key is not its
+    name. A union's value takes the first member whose renamed shape it has.
+    """
+    return _Renamers().for_node(node)
+
+
+class _Renamers:
+    def __init__(self) -> None:
+        self._named: dict[int, Converter | None] = {}
+
+    def for_node(self, node: nodes.TypeNode) -> Converter | None:
+        if isinstance(node, nodes.ObjectType):
+            return _once_per_type(self._named, node, lambda: self._object(node))
+        if isinstance(node, nodes.ArrayType):
+            item = self.for_node(node.item)
+            return None if item is None else _each(lambda value: map(item, value))
+        if isinstance(node, nodes.TupleType):
+            items = [self.for_node(item) for item in node.items]
+            if not any(items):
+                return None
+            return _each(
+                lambda value: (
+                    (own or _same)(element)
+                    for own, element in zip(items, value, strict=False)
+                )
+            )
+        if isinstance(node, nodes.MapType):
+            inner_value = self.for_node(node.value)
+            if inner_value is None:
+                return None
+            return lambda value: (
+                {key: inner_value(item) for key, item in value.items()}
+                if isinstance(value, dict)
+                else value
+            )
+        if isinstance(node, nodes.UnionType):
+            return self._union(node)
+        return None
+
+    def _union(self, node: nodes.UnionType) -> Converter | None:
+        members = [
+            (member, own)
+            for member in node.members
+            if (own := self.for_node(member)) is not None
+        ]
+        if not members:
+            return None
+
+        def rename(value: Any) -> Any:
+            for member, own in members:
+                renamed_value = own(value)
+                if matches(member, renamed_value):
+                    return renamed_value
+            return value
+
+        return rename
+
+    def _object(self, node: nodes.ObjectType) -> Converter | None:
+        keys = renamed(node, True)
+        inner = [
+            (item.name, own)
+            for item in node.fields
+            if (own := self.for_node(item.node)) is not None
+        ]
+        if not keys and not inner:
+            return None
+
+        def rename(value: Any) -> Any:
+            if not isinstance(value, dict):
+                return value
+            value = dict(value)
+            for name, own in inner:
+                if name in value:
+                    value[name] = own(value[name])
+            return {keys.get(name, name): item for name, item in value.items()}
+
+        return rename
+
+
+def _each(items: Callable[[list[Any]], Any]) -> Converter:
+    """The renamer of a JSON array, from the renamed items of a list."""
+    return lambda value: list(items(value)) if isinstance(value, list) else value
 
 
 # ---------------------------------------------------------------- nulls
@@ -240,12 +343,12 @@ class _Strippers:
         self, fields: tuple[nodes.Field, ...] | list[nodes.Field]
     ) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
         droppable = frozenset(
-            item.name
+            item.key
             for item in fields
             if not item.required and not matches(item.node, None)
         )
         nested = [
-            (item.name, stripper)
+            (item.key, stripper)
             for item in fields
             if (stripper := self.for_node(item.node)) is not None
         ]

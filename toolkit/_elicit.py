@@ -464,13 +464,9 @@ def _titled(options: object) -> bool:
 
 
 def _check_meta_schema(schema: dict[str, Any]) -> None:
-    import jsonschema
+    from ._invalid import schema_problem
 
-    validator = jsonschema.Draft202012Validator(
-        jsonschema.Draft202012Validator.META_SCHEMA
-    )
-    error = next(iter(validator.iter_errors(schema)), None)
-    if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "(root)"
-        msg = f"elicit: the form's schema is not a valid JSON Schema: at {where}: {error.message}"
+    problem = schema_problem(schema)
+    if problem is not None:
+        msg = f"elicit: the form's schema is not a valid JSON Schema: {problem}"
         raise ToolDefinitionError(msg)

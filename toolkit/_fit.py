@@ -99,12 +99,12 @@ def _fit_container(
 def _json_object(node: nodes.ObjectType, value: Any) -> bool:
     if not isinstance(value, dict):
         return False
-    fields = {item.name: item for item in node.fields}
-    if any(name not in fields for name in value):
+    fields = {item.key: item for item in node.fields}
+    if any(key not in fields for key in value):
         return False
     return all(
-        (item.name in value and _fit(item.node, value[item.name], json=True))
-        or (not item.required and item.name not in value)
+        (item.key in value and _fit(item.node, value[item.key], json=True))
+        or (not item.required and item.key not in value)
         for item in node.fields
     )
 

@@ -424,3 +424,98 @@ def _got(value: Any) -> str:
 
 def _types(declared: Any) -> str:
     return " or ".join(declared) if isinstance(declared, list) else str(declared)
+
+
+# ------------------------------------------------------------------ schemas as values
+
+_DRAFT: Final = "https://json-schema.org/draft/2020-12/schema"
+_DATA: Final = frozenset({"const", "default", "enum", "examples"})
+"""Keywords whose values are JSON data, not schemas: copied as they are."""
+
+
+def schema_problem(schema: Any) -> str | None:
+    """None when `schema` is a valid Draft 2020-12 schema, else where and why not.
+
+    The verdict is `is_schema`'s; `jsonschema` words the problem (the first
+    of its errors in text order, `at <path>: <message>`) only for a schema
+    that is refused.
+    """
+    if is_schema(schema):
+        return None
+    import jsonschema
+
+    meta = jsonschema.Draft202012Validator.META_SCHEMA
+    errors = sorted(jsonschema.Draft202012Validator(meta).iter_errors(schema), key=str)
+    if not errors:  # never: the two verdicts are held equal by tests
+        return "at (root): it does not fit the meta-schema"
+    where = "/".join(str(part) for part in errors[0].absolute_path) or "(root)"
+    return f"at {where}: {errors[0].message}"
+
+
+def is_schema(value: Any) -> bool:
+    """Whether `value` is valid against Draft 2020-12's meta-schema, as `jsonschema` finds it.
+
+    The meta-schema is compiled once (`compile_check`): `jsonschema` resolves
+    its `$dynamicRef`s on every keyword it reads, about ten times the cost.
+    """
+    return _meta_schema_check()(value)
+
+
+@functools.cache
+def _meta_schema_check() -> Check:
+    from ._checker import compile_check
+
+    check = compile_check(_meta_schema())
+    if check is None:  # never: every keyword of the merged meta-schema compiles
+        msg = "the Draft 2020-12 meta-schema did not compile"
+        raise RuntimeError(msg)
+    return check
+
+
+def _meta_schema() -> JsonSchema:
+    """The meta-schema and its seven vocabularies as one schema that `compile_check` reads.
+
+    Its `allOf` of vocabularies becomes one object schema: they declare
+    disjoint keywords and `$defs`, all with the type `["object", "boolean"]`.
+    Each `$dynamicRef: "#meta"` becomes a `$ref` to the root, as nothing
+    extends the meta-schema here, and each `$ref` into a vocabulary a `$ref`
+    into the merged `$defs`. `format` is dropped: the meta-schema is read
+    without a format checker, where a format is an annotation.
+    """
+    from urllib.parse import urljoin
+
+    from jsonschema_specifications import REGISTRY  # jsonschema's own copy
+
+    root = REGISTRY.contents(_DRAFT)
+    parts = [
+        root,
+        *(REGISTRY.contents(urljoin(_DRAFT, item["$ref"])) for item in root["allOf"]),
+    ]
+    merged: dict[str, Any] = {
+        "type": ["object", "boolean"],
+        "properties": {},
+        "$defs": {},
+    }
+    for part in parts:
+        merged["properties"].update(part.get("properties", {}))
+        merged["$defs"].update(part.get("$defs", {}))
+    return _local(merged)  # type: ignore[no-any-return]
+
+
+def _local(schema: Any) -> Any:
+    """A subschema of the meta-schema with its references inside the merged one."""
+    if isinstance(schema, list):
+        return [_local(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$dynamicRef":
+            out["$ref"] = "#"
+        elif key == "$ref":
+            out["$ref"] = "#" + value.partition("#")[2]
+        elif key in ("properties", "$defs"):
+            out[key] = {name: _local(item) for name, item in value.items()}
+        elif key != "format":
+            out[key] = value if key in _DATA else _local(value)
+    return out

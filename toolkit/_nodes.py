@@ -214,6 +214,10 @@ class Field:
     `factory` makes the default for each call (pydantic's `default_factory`);
     `fill` says that the call must pass the default, since the function's
     own default is not it (`x: int = Field(1)`, `Annotated[int, Field(default=1)]`).
+    `key` is the field's name in JSON (the schema, the arguments, the
+    structured result): `name`, or the pydantic alias of an object's field
+    (`Annotated[str, Field(alias="cityName")]`), as pydantic and the MCP SDK
+    name it on the wire.
     """
 
     __slots__ = (
@@ -221,6 +225,7 @@ class Field:
         "description",
         "factory",
         "fill",
+        "key",
         "name",
         "node",
         "required",
@@ -236,8 +241,10 @@ class Field:
         description: str | None = None,
         factory: Callable[[], Any] | None = None,
         fill: bool = False,
+        key: str | None = None,
     ) -> None:
         self.name = name
+        self.key = name if key is None else key
         self.node = node
         self.required = required
         self.default = default

@@ -12,11 +12,12 @@ and the value's type, as the developer needs to see it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from ._checker import Check, compile_check
 from ._invalid import describe_errors, jsonschema_validator
-from ._json import to_jsonable, type_name
+from ._json import encode, to_jsonable, type_name
 from ._log import log_failure
 from ._results import ToolResult, error_text, normalise, safe_text
 from ._types import JsonSchema
@@ -29,10 +30,20 @@ _ROOT: Final = "(arguments): "  # how the argument checker names the root of a v
 class OutputCheck:
     """Shapes and checks the results of one tool against its output schema; built once per tool."""
 
-    def __init__(self, *, name: str, schema: JsonSchema, shown: str) -> None:
+    def __init__(
+        self,
+        *,
+        name: str,
+        schema: JsonSchema,
+        shown: str,
+        rename: Callable[[Any], Any] | None = None,
+    ) -> None:
         self.name = name
         self.schema = schema
         self.shown = shown
+        self._rename = (
+            rename  # puts aliased fields under their JSON keys (`key_renamer`)
+        )
         self._validator: Any = None  # jsonschema's, built when first needed
         self._valid: Check = compile_check(schema) or self._valid_by_jsonschema
 
@@ -53,14 +64,20 @@ class OutputCheck:
             value, ToolResult
         ):  # `outcome` is it, checked: read it, not `value`
             try:
-                data = to_jsonable(outcome.structured)
+                data = self._renamed(to_jsonable(outcome.structured))
             except KeyboardInterrupt:
                 raise
             except BaseException as error:  # the structured value's own code failed
                 return self._mismatch(outcome, safe_text(error) or error_text(error))
             shaped = ToolResult(outcome.text, False, outcome.ui, data, outcome.content)
             return self._checked(shaped, outcome)
+        if self._rename is not None:
+            data = self._renamed(outcome.structured)
+            outcome = ToolResult(encode(data), structured=data)
         return self._checked(outcome, value)
+
+    def _renamed(self, data: Any) -> Any:
+        return data if self._rename is None else self._rename(data)
 
     def _checked(self, outcome: ToolResult, value: Any) -> ToolResult:
         data = outcome.structured

@@ -189,9 +189,9 @@ class SchemaBuilder:
         if description:
             schema["description"] = description
         schema["properties"] = FrozenDict(
-            {item.name: property_schema(self, item) for item in fields}
+            {item.key: property_schema(self, item) for item in fields}
         )
-        required = [item.name for item in fields if item.required]
+        required = [item.key for item in fields if item.required]
         if required:
             schema["required"] = FrozenList(required)
         schema["additionalProperties"] = False
@@ -339,7 +339,7 @@ def property_schema(builder: SchemaBuilder, item: nodes.Field) -> JsonSchema:
     schema = dict(builder.schema(item.node))
     description = schema.pop("description", None)
     if item.default is not nodes.MISSING:
-        default = _json_default(item.default)
+        default = _json_default(item.default, item.node)
         if default is not nodes.MISSING:
             schema["default"] = freeze(default)
     description = item.description or description
@@ -348,11 +348,18 @@ def property_schema(builder: SchemaBuilder, item: nodes.Field) -> JsonSchema:
     return FrozenDict(schema)
 
 
-def _json_default(value: Any) -> Any:
+def _json_default(value: Any, node: nodes.TypeNode) -> Any:
+    """The default as JSON, its aliased fields under their JSON keys (as a returned value's)."""
     try:
-        return to_jsonable(value)
+        data = to_jsonable(value)
     except (TypeError, ValueError):
         return nodes.MISSING
+    if not isinstance(data, (dict, list)):
+        return data
+    from ._convert import key_renamer
+
+    rename = key_renamer(node)
+    return data if rename is None else rename(data)
 
 
 def _enum_def(node: nodes.EnumType) -> JsonSchema:
@@ -491,21 +498,15 @@ def _check_schema(name: str, what: str, schema: dict[str, Any]) -> None:
     if _nests_deeper(schema, _RAW_DEPTH):
         msg = f"{what} of tool {name!r} nest{'' if verb == 'are' else 's'} more than {_RAW_DEPTH} levels of objects and arrays, deeper than toolkit walks. Use a flatter schema, or `{{}}` (any value) for the deep part"
         raise ToolDefinitionError(msg)
-    import jsonschema
+    from ._invalid import schema_problem
 
     try:
-        errors = sorted(
-            jsonschema.Draft202012Validator(
-                jsonschema.Draft202012Validator.META_SCHEMA
-            ).iter_errors(schema),
-            key=str,
-        )
+        problem = schema_problem(schema)
     except RecursionError:  # from a caller deep in its own stack
         msg = f"{what} of tool {name!r} nest{'' if verb == 'are' else 's'} too deeply for Python's recursion limit to check them from here. Use a flatter schema"
         raise ToolDefinitionError(msg) from None
-    if errors:
-        where = "/".join(str(part) for part in errors[0].absolute_path) or "(root)"
-        msg = f"{what} of tool {name!r} {verb} not a valid JSON Schema (Draft 2020-12): at {where}: {errors[0].message}"
+    if problem is not None:
+        msg = f"{what} of tool {name!r} {verb} not a valid JSON Schema (Draft 2020-12): {problem}"
         raise ToolDefinitionError(msg)
     dangling = dangling_refs(schema)
     if dangling:

@@ -312,7 +312,12 @@ class Tool(Generic[P, R]):
     # ---------------------------------------------------------- execution
 
     def validate_args(self, args: Any) -> ToolResult | None:
-        """Check arguments against `parameters`.
+        """Check arguments against `parameters`, as `execute` reads them.
+
+        `null` for a parameter that may be left out but cannot be None
+        means "not given" here too (OpenAI's strict mode sends it), so it is
+        valid. `execute` also decodes a JSON-encoded string when that makes
+        the call valid; this answers for the arguments as sent.
 
         Args:
             args: The arguments as the model sent them: a dict or a JSON string.

@@ -378,7 +378,15 @@ def test_mcp_parse_calls_and_results() -> None:
     )
     assert (from_sdk.name, from_sdk.args) == ("show_map", {})
     assert len(mcp.parse_calls([params, params])) == 2
-    results = mcp.results([call, call, call, call], [OK, FAILED, STRUCTURED, LISTED])
+
+    @tool
+    def get_weather(city: str) -> ToolResult:
+        """The weather: a result of its own, without an output schema."""
+        return OK
+
+    calls = [call, call, call, call]
+    outcomes = [OK, FAILED, STRUCTURED, LISTED]
+    results = mcp.results(calls, outcomes, toolset=ToolSet([get_weather]))
     assert results == [
         {"content": [{"type": "text", "text": "Sunny"}], "isError": False},
         {"content": [{"type": "text", "text": "Invalid arguments"}], "isError": True},
@@ -392,6 +400,11 @@ def test_mcp_parse_calls_and_results() -> None:
             "isError": False,
             "structuredContent": {"result": [1, 2]},
         },
+    ]
+    # Without the tools, whose output schemas alone say the form, none is guessed.
+    assert mcp.results(calls, outcomes) == [
+        {key: value for key, value in item.items() if key != "structuredContent"}
+        for item in results
     ]
     for item in results:
         assert_round_trip(mcp_types.CallToolResult, item)

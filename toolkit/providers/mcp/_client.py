@@ -43,6 +43,7 @@ from toolkit._exceptions import ToolDefinitionError
 from toolkit._json import encode
 from toolkit._log import log_failure, log_warning, logger
 from toolkit._names import API_RULES, TOOL_NAMES, clashes, wire_name
+from toolkit._preview import preview
 from toolkit._results import ToolResult
 from toolkit._running import is_seconds, thread_waiting_here
 from toolkit._tool import Tool
@@ -258,9 +259,46 @@ class _ServerAddress:
                 params = StdioServerParameters(
                     command=command, args=args, env=self.env, cwd=self.cwd
                 )
+                _say_when_stdout_is_not_mcp()
                 streams = stdio_client(params)
             read, write = await stack.enter_async_context(streams)
             yield _Watched(read, on_end), write
+
+
+_NOT_MCP: Final = (
+    "The MCP server's stdout is not MCP: it wrote %s, which is not a JSON-RPC "
+    "message (a stdio server writes only MCP messages to stdout; its logs go to stderr)"
+)
+
+
+def _say_when_stdout_is_not_mcp() -> None:
+    """One line, not the SDK's traceback, for a stdio server's stdout line that is not JSON-RPC.
+
+    The SDK logs that line's parse failure with its traceback on its
+    `mcp.client.stdio` logger, which Python prints when the application
+    configured no logging: a server that prints a banner looks like a crash.
+    The SDK still skips the line; a filter added once words the record.
+    """
+    import logging
+
+    found = logging.getLogger("mcp.client.stdio")
+    if _not_mcp not in found.filters:
+        found.addFilter(_not_mcp)
+
+
+def _not_mcp(record: Any) -> bool:
+    error = record.exc_info[1] if record.exc_info else None
+    if isinstance(error, ValueError):  # the line is not JSON-RPC (or not UTF-8)
+        listed = getattr(
+            error, "errors", None
+        )  # pydantic's ValidationError has the line
+        try:
+            wrote = preview(listed()[0]["input"]) if listed else "a line"
+        except Exception:  # not the error of a line
+            wrote = "a line"
+        record.msg, record.args = _NOT_MCP, (wrote,)
+        record.exc_info = record.exc_text = None
+    return True
 
 
 def _argv(target: str | Sequence[str]) -> list[str]:

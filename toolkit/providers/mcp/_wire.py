@@ -170,12 +170,15 @@ def result(outcome: ToolResult, tool: Tool[Any, Any] | None = None) -> dict[str,
     resource when it has bytes, a resource link when it has a URL; so is an
     image given by URL, since MCP images carry their bytes.
 
-    With the `tool` that made it, `structuredContent` follows the tool's
-    `outputSchema`: it is there for every successful call (`None` included),
-    wrapped as `{"result": ...}` exactly when the schema is; a value that
-    does not fit the schema becomes an error result, which clients accept,
-    instead of a result they would refuse. Without it, structured values are
-    sent as they are when they are objects, and wrapped otherwise.
+    `structuredContent` follows the `outputSchema` of the `tool` that made
+    the result, never the value: with an output schema it is there for every
+    successful call (`None` included), wrapped as `{"result": ...}` exactly
+    when the schema is; a value that does not fit the schema becomes an
+    error result, which clients accept, instead of a result they would
+    refuse. A tool without an output schema sends a structured value as it
+    is when it is an object, wrapped otherwise. Without the `tool`, whose
+    schema alone says the form, no `structuredContent` is sent: the JSON
+    text is in `content`.
     """
     if tool is not None and tool.output_schema is not None and not outcome.is_error:
         return _structured_result(outcome, tool)
@@ -183,7 +186,7 @@ def result(outcome: ToolResult, tool: Tool[Any, Any] | None = None) -> dict[str,
         "content": [_block(part) for part in parts_of(outcome)],
         "isError": outcome.is_error,
     }
-    if not outcome.is_error and outcome.structured is not None:
+    if tool is not None and not outcome.is_error and outcome.structured is not None:
         value = outcome.structured
         out["structuredContent"] = (
             value if isinstance(value, dict) else {"result": value}
@@ -315,8 +318,9 @@ def results(
 ) -> list[dict[str, Any]]:
     """One `CallToolResult` dict per call, in call order.
 
-    With the `toolset` that ran the calls, each `structuredContent` follows
-    its tool's `outputSchema` (see `result`).
+    Pass the `toolset` that ran the calls (`handle` does): each
+    `structuredContent` follows its tool's `outputSchema`, and without the
+    tools none is sent (see `result`).
     """
     return [
         result(outcome, toolset.get(call.name) if toolset is not None else None)
