@@ -187,3 +187,206 @@ def test_sigint_stops_a_stdio_server_with_exit_0() -> None:
     _, err = process.communicate(timeout=LIMIT)
     assert process.returncode == 0, err
     assert b"Traceback" not in err, err
+
+
+# ------------------------------------------------------------ 5. slow and idle connections
+
+INIT = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+    b'"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}'
+)
+
+
+def _hostile_connections(port: int, count: int) -> list[Any]:
+    """`count` connections of each kind: idle, slow headers, slow body."""
+    import socket
+
+    opened = []
+    for _ in range(count):
+        idle = socket.create_connection(("127.0.0.1", port), timeout=LIMIT)
+        headers = socket.create_connection(("127.0.0.1", port), timeout=LIMIT)
+        headers.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        body = socket.create_connection(("127.0.0.1", port), timeout=LIMIT)
+        body.sendall(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Accept: application/json, text/event-stream\r\n"
+            + f"Content-Length: {len(INIT)}\r\n\r\n".encode()
+            + INIT[:10]
+        )
+        opened.extend([idle, headers, body])
+    return opened
+
+
+def _closed_by_the_server(sock: Any, deadline: float) -> bool:
+    import select
+    import time
+
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([sock], [], [], 0.2)
+        if ready:
+            try:
+                return sock.recv(65536) == b"" or _closed_by_the_server(sock, deadline)
+            except OSError:
+                return True
+        if sock.fileno() < 0:
+            return False
+    return False
+
+
+def test_idle_slow_header_and_slow_body_connections_are_timed_out() -> None:
+    import time
+
+    with serving("--request-timeout", "1") as (base, process):
+        port = int(base.rsplit(":", 1)[1])
+        hostile = _hostile_connections(port, 30)
+        try:
+
+            async def a_new_client() -> None:
+                async with http_session(base + "/mcp") as opened:
+                    result = await opened.call_tool("add", {"a": 1, "b": 1})
+                    assert _text(result) == "2"
+
+            run(a_new_client())
+            deadline = (
+                time.monotonic() + 20
+            )  # keep-alive (5 s) and request timeout (1 s)
+            still_open = [s for s in hostile if not _closed_by_the_server(s, deadline)]
+            assert still_open == []
+        finally:
+            for sock in hostile:
+                sock.close()
+        run(a_new_client())
+        process.send_signal(signal.SIGTERM)
+        code, err = _finish(process)
+    assert code == 0, err
+    assert err == "", err  # not a line per connection, let alone a traceback
+
+
+# ------------------------------------------------------------ 4. sessions that never come back
+
+
+def _initialize(number: int) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": number,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "hostile", "version": "0"},
+        },
+    }
+
+
+HEADERS = {
+    "content-type": "application/json",
+    "accept": "application/json, text/event-stream",
+}
+
+
+async def _open(client: httpx2.AsyncClient, url: str, number: int) -> dict[str, str]:
+    """The headers of a new session (its `initialize` answered, nothing more)."""
+    answer = await client.post(url, json=_initialize(number), headers=HEADERS)
+    assert answer.status_code == 200, answer.text
+    return {
+        **HEADERS,
+        "mcp-session-id": answer.headers["mcp-session-id"],
+        "mcp-protocol-version": "2025-11-25",
+    }
+
+
+async def _ping(client: httpx2.AsyncClient, url: str, headers: dict[str, str]) -> int:
+    ping = {"jsonrpc": "2.0", "id": 99, "method": "ping"}
+    return (await client.post(url, json=ping, headers=headers)).status_code
+
+
+def test_sessions_that_never_sent_a_second_request_give_way_to_new_clients() -> None:
+    from tests.test_mcp_http import served
+    from toolkit.providers import mcp
+
+    from .interrupt_tools import tools
+
+    async def scenario() -> None:
+        app = mcp.asgi_app(tools, max_sessions=20)
+        async with served(app) as base, httpx2.AsyncClient(timeout=LIMIT) as client:
+            url = base + "/mcp"
+            proven = await _open(client, url, 0)
+            assert await _ping(client, url, proven) == 200  # its second request
+            for number in range(1, 60):  # three times the limit, never a second request
+                await _open(client, url, number)
+            async with http_session(url) as opened:  # a new client is served
+                result = await opened.call_tool("add", {"a": 1, "b": 2})
+                assert _text(result) == "3"
+            assert await _ping(client, url, proven) == 200  # the proven one stays
+            assert len(app.sessions.known) <= 20
+
+    run(scenario())
+
+
+def test_sessions_with_requests_in_flight_are_kept_and_the_limit_holds() -> None:
+    from tests.test_mcp_http import served
+    from toolkit.providers import mcp
+
+    from .interrupt_tools import tools
+
+    async def scenario() -> None:
+        app = mcp.asgi_app(tools, max_sessions=2)
+        async with (
+            served(app) as base,
+            httpx2.AsyncClient(timeout=LIMIT) as client,
+            http_session(base + "/mcp") as one,  # each holds a GET stream open
+            http_session(base + "/mcp") as two,
+        ):
+            await one.list_tools()
+            await two.list_tools()
+            refused = await client.post(
+                base + "/mcp", json=_initialize(1), headers=HEADERS
+            )
+            assert refused.status_code == 503
+            assert _text(await one.call_tool("add", {"a": 1, "b": 1})) == "2"
+
+    run(scenario())
+
+
+# ------------------------------------------------------------ 6. a duplicate id in flight
+
+
+def test_a_request_id_in_flight_on_its_session_is_refused_and_the_first_answered() -> (
+    None
+):
+    from tests.test_mcp_http import served
+    from toolkit.providers import mcp
+
+    from .interrupt_tools import tools
+
+    async def scenario() -> None:
+        app = mcp.asgi_app(tools, json_response=True)
+        async with served(app) as base, httpx2.AsyncClient(timeout=LIMIT) as client:
+            url = base + "/mcp"
+            headers = await _open(client, url, 1)
+            done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await client.post(url, json=done, headers=headers)
+            slow = {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {"name": "slow", "arguments": {"seconds": 1}},
+            }
+            quick = {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 1, "b": 1}},
+            }
+            first = asyncio.ensure_future(client.post(url, json=slow, headers=headers))
+            await asyncio.sleep(0.3)  # the first is in flight
+            second = await client.post(url, json=quick, headers=headers)
+            assert second.status_code == 400
+            assert second.json()["error"]["code"] == -32600
+            answer = (await asyncio.wait_for(first, LIMIT / 2)).json()
+            assert answer["id"] == 7
+            assert answer["result"]["content"][0]["text"] == "slept 1.0"
+            again = await client.post(url, json=quick, headers=headers)  # id free again
+            assert again.json()["result"]["content"][0]["text"] == "2"
+
+    run(scenario())

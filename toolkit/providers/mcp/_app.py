@@ -153,7 +153,13 @@ def asgi_app(
         session_idle_timeout=None if stateless else session_idle_timeout,
         max_sessions=max_sessions,
     )
-    sessions = Sessions(StreamableHTTPASGIApp(manager), events, session_idle_timeout)
+    sessions = Sessions(
+        StreamableHTTPASGIApp(manager),
+        events,
+        None if stateless else session_idle_timeout,
+        max_body=max_body,
+        max_sessions=None if stateless else max_sessions,
+    )
     app = McpApp(manager, sessions, len(tools(toolset)), verifier is not None)
     app.starlette = _starlette(app, path, verifier, auth_settings)
     return app
