@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import pathlib
 import signal
@@ -18,12 +19,17 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx2
+import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
 
 from tests.servers import free_port
+from tests.test_mcp_http import served
+from toolkit.providers import mcp
+
+from .interrupt_tools import tools
 
 ROOT = pathlib.Path(__file__).parent.parent
 TARGET = str(ROOT / "tests" / "interrupt_tools.py")
@@ -83,9 +89,11 @@ def _finish(process: subprocess.Popen[str]) -> tuple[int, str]:
 
 
 @contextlib.asynccontextmanager
-async def http_session(url: str) -> AsyncIterator[ClientSession]:
+async def http_session(
+    url: str, headers: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
     async with (
-        httpx2.AsyncClient(timeout=LIMIT) as client,
+        httpx2.AsyncClient(timeout=LIMIT, headers=headers or {}) as client,
         streamable_http_client(url, http_client=client, terminate_on_close=False) as (
             read,
             write,
@@ -300,21 +308,24 @@ async def _ping(client: httpx2.AsyncClient, url: str, headers: dict[str, str]) -
     return (await client.post(url, json=ping, headers=headers)).status_code
 
 
-def test_sessions_that_never_sent_a_second_request_give_way_to_new_clients() -> None:
-    from tests.test_mcp_http import served
-    from toolkit.providers import mcp
-
-    from .interrupt_tools import tools
+@pytest.mark.parametrize("token", [None, "secret"])
+def test_sessions_that_never_sent_a_second_request_give_way_to_new_clients(
+    token: str | None,
+) -> None:
+    bearer = {"authorization": f"Bearer {token}"} if token else {}
 
     async def scenario() -> None:
-        app = mcp.asgi_app(tools, max_sessions=20)
-        async with served(app) as base, httpx2.AsyncClient(timeout=LIMIT) as client:
+        app = mcp.asgi_app(tools, max_sessions=20, auth=token)
+        async with (
+            served(app) as base,
+            httpx2.AsyncClient(timeout=LIMIT, headers=bearer) as client,
+        ):
             url = base + "/mcp"
             proven = await _open(client, url, 0)
             assert await _ping(client, url, proven) == 200  # its second request
             for number in range(1, 60):  # three times the limit, never a second request
                 await _open(client, url, number)
-            async with http_session(url) as opened:  # a new client is served
+            async with http_session(url, bearer) as opened:  # a new client is served
                 result = await opened.call_tool("add", {"a": 1, "b": 2})
                 assert _text(result) == "3"
             assert await _ping(client, url, proven) == 200  # the proven one stays
@@ -324,11 +335,6 @@ def test_sessions_that_never_sent_a_second_request_give_way_to_new_clients() -> 
 
 
 def test_sessions_with_requests_in_flight_are_kept_and_the_limit_holds() -> None:
-    from tests.test_mcp_http import served
-    from toolkit.providers import mcp
-
-    from .interrupt_tools import tools
-
     async def scenario() -> None:
         app = mcp.asgi_app(tools, max_sessions=2)
         async with (
@@ -351,16 +357,20 @@ def test_sessions_with_requests_in_flight_are_kept_and_the_limit_holds() -> None
 # ------------------------------------------------------------ 6. a duplicate id in flight
 
 
-def test_a_request_id_in_flight_on_its_session_is_refused_and_the_first_answered() -> (
-    None
-):
-    from tests.test_mcp_http import served
-    from toolkit.providers import mcp
+def _answer(reply: httpx2.Response) -> Any:
+    """The JSON-RPC answer of a POST: its JSON body, or the last data of its event stream."""
+    if reply.headers["content-type"].startswith("application/json"):
+        return reply.json()
+    data = [line[5:] for line in reply.text.splitlines() if line.startswith("data:")]
+    return json.loads([item for item in data if item.strip()][-1])
 
-    from .interrupt_tools import tools
 
+@pytest.mark.parametrize("json_response", [True, False])
+def test_a_request_id_in_flight_on_its_session_is_refused_and_the_first_answered(
+    json_response: bool,
+) -> None:
     async def scenario() -> None:
-        app = mcp.asgi_app(tools, json_response=True)
+        app = mcp.asgi_app(tools, json_response=json_response)
         async with served(app) as base, httpx2.AsyncClient(timeout=LIMIT) as client:
             url = base + "/mcp"
             headers = await _open(client, url, 1)
@@ -383,10 +393,10 @@ def test_a_request_id_in_flight_on_its_session_is_refused_and_the_first_answered
             second = await client.post(url, json=quick, headers=headers)
             assert second.status_code == 400
             assert second.json()["error"]["code"] == -32600
-            answer = (await asyncio.wait_for(first, LIMIT / 2)).json()
+            answer = _answer(await asyncio.wait_for(first, LIMIT / 2))
             assert answer["id"] == 7
             assert answer["result"]["content"][0]["text"] == "slept 1.0"
             again = await client.post(url, json=quick, headers=headers)  # id free again
-            assert again.json()["result"]["content"][0]["text"] == "2"
+            assert _answer(again)["result"]["content"][0]["text"] == "2"
 
     run(scenario())

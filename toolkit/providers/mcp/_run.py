@@ -557,7 +557,7 @@ _HANDLER_NAME: Final = "toolkit-serve"
 
 
 def configure_logging(level: str) -> None:
-    """Log lines on stderr: toolkit's, the MCP SDK's and uvicorn's, at `level`.
+    """Log lines on stderr: toolkit's, the MCP SDK's, uvicorn's and asyncio's, at `level`.
 
     A tool's traceback is shown at `debug` only; at the other levels its
     failure is one line. Nothing of it reaches the model.
@@ -574,6 +574,7 @@ def configure_logging(level: str) -> None:
         ("mcp", max(number, logging.INFO)),
         ("uvicorn", number),
         ("uvicorn.access", number),
+        ("asyncio", number),  # accept() out of descriptors: a line a second
     ):
         found = logging.getLogger(name)
         for old in [h for h in found.handlers if h.get_name() == _HANDLER_NAME]:
