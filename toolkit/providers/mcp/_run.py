@@ -296,12 +296,7 @@ class WorkersSocket(socket.socket):
 
 
 def _listening(family: int, address: Any) -> socket.socket:
-    sock = socket.socket(family)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sock.bind(address)
-    sock.listen(2048)
-    return sock
+    return socket.create_server(address, family=family, backlog=2048, reuse_port=True)
 
 
 # ---------------------------------------------------------------- running it
