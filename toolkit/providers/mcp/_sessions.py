@@ -24,6 +24,7 @@ them too.
 from __future__ import annotations
 
 import contextvars
+import functools
 import json
 import secrets
 import time
@@ -368,6 +369,8 @@ class Sessions:
         if method == "GET" and self.closing is not None:
             receive = _until(self.closing, receive)
         exchange = _Exchange(receive, send)
+        if request is not None and self.events is not None:
+            exchange.delivering = functools.partial(self.events.delivered, request)
         try:
             await self._serve(key, session, request, scope, exchange)
         finally:
@@ -436,7 +439,9 @@ class Sessions:
 
     async def _finished(self, request: Request, exchange: _Exchange) -> None:
         """After a POST: forget the answers it delivered, or stop the calls its client left."""
-        if not exchange.left or exchange.ended:
+        if exchange.ended:
+            return  # its answers were forgotten as the response ended (`delivering`)
+        if not exchange.left:
             if self.events is not None:
                 self.events.delivered(request)
             return
@@ -508,7 +513,16 @@ class Sessions:
 class _Exchange:
     """What passes between a client and the SDK in one request, as far as `Sessions` needs it."""
 
-    __slots__ = ("_receive", "_send", "ended", "left", "opened", "opening", "status")
+    __slots__ = (
+        "_receive",
+        "_send",
+        "delivering",
+        "ended",
+        "left",
+        "opened",
+        "opening",
+        "status",
+    )
 
     def __init__(self, receive: Any, send: Any) -> None:
         self._receive = receive
@@ -518,6 +532,8 @@ class _Exchange:
         """The session id that the answer names (the answer to `initialize`)."""
         self.opening: Callable[[str], None] | None = None
         """Told that id before the answer goes out, so that the client's next request finds it."""
+        self.delivering: Callable[[], None] | None = None
+        """Told before the response ends, so that a client seeing its end sees its answers forgotten."""
         self.ended = False
         self.left = False
 
@@ -538,6 +554,8 @@ class _Exchange:
             "more_body", False
         ):
             self.ended = True
+            if self.delivering is not None:
+                self.delivering()
         await self._send(message)
 
 
