@@ -363,17 +363,33 @@ def test_mounted_in_a_starlette_app_with_its_lifespan() -> None:
     run(scenario())
 
 
-def test_max_sessions_refuses_one_more_with_503() -> None:
+def test_max_sessions_a_new_client_takes_the_place_of_one_never_seen_again() -> None:
+    """At the limit, the session that never sent a second request is ended (503 when all are busy: test_mcp_hostile_peers)."""
+
     async def scenario() -> None:
         app = mcp.asgi_app(TOOLS, max_sessions=2)
         async with served(app) as base, httpx2.AsyncClient(timeout=LIMIT) as client:
-            codes = [
-                (
-                    await client.post(base + "/mcp", json=INIT, headers=HEADERS)
-                ).status_code
+            opened = [
+                await client.post(base + "/mcp", json=INIT, headers=HEADERS)
                 for _ in range(3)
             ]
-            assert codes == [200, 200, 503]
+            assert [reply.status_code for reply in opened] == [200, 200, 200]
+            ping = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+            codes = [
+                (
+                    await client.post(
+                        base + "/mcp",
+                        json=ping,
+                        headers={
+                            **HEADERS,
+                            "mcp-session-id": reply.headers["mcp-session-id"],
+                            "mcp-protocol-version": "2025-06-18",
+                        },
+                    )
+                ).status_code
+                for reply in opened
+            ]
+            assert codes == [404, 200, 200]
 
     run(scenario())
 

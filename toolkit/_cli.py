@@ -431,6 +431,20 @@ def _serve_command(commands: _Commands) -> None:
         f"(default: {run.DEFAULT_GRACE:g})",
     )
     flag(
+        "--request-timeout",
+        type=float,
+        default=run.DEFAULT_REQUEST_TIMEOUT,
+        metavar="SECONDS",
+        help="close a connection whose request (headers and body) takes longer to "
+        f"arrive (default: {run.DEFAULT_REQUEST_TIMEOUT:g})",
+    )
+    flag(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help="connections and requests at most; beyond, requests get 503 (default: no limit)",
+    )
+    flag(
         "--max-body",
         type=_size,
         default=app.DEFAULT_MAX_BODY,
@@ -486,6 +500,7 @@ _HTTP_FLAGS: Final[dict[str, Any]] = {
     "stateless": False,
     "json_response": False,
     "workers": 1,
+    "max_connections": None,
     "sse_poll": None,
     "no_resume": False,
 }
@@ -512,6 +527,8 @@ def _serve(options: argparse.Namespace) -> int:
             "json_response": options.json_response,
             "workers": options.workers,
             "grace": options.grace,
+            "request_timeout": options.request_timeout,
+            "max_connections": options.max_connections,
             "max_body": options.max_body,
             "max_sessions": options.max_sessions,
             "session_idle_timeout": options.session_idle_timeout,

@@ -7,10 +7,8 @@ provider.tools(toolset)                          # the `tools` of a tools/list r
 await provider.handle(toolset, "agent-1", params)   # CallToolResult dicts for tools/call params
 ```
 
-`outputSchema` is an object schema: a tool whose return type is not an
-object gets `{"type": "object", "properties": {"result": ...}}` and its
-`structuredContent` is wrapped the same way. A tool failure is a result with
-`isError: true`, never a protocol error.
+The wire form (`outputSchema` an object schema, a tool failure an
+`isError` result) is `_wire`'s.
 
 `connect(target)` is the other side: an MCP server's tools as a live
 `ToolSet` (see `connect`).

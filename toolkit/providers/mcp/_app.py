@@ -38,7 +38,7 @@ DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
 """Request bodies larger than this many bytes are refused with 413."""
 
 DEFAULT_MAX_SESSIONS: Final = 1000
-"""Open sessions at most; a client that would open one more gets 503."""
+"""Open sessions at most; one more takes the place of an idle one, or gets 503."""
 
 DEFAULT_SESSION_IDLE_TIMEOUT: Final = 600.0
 """Seconds without a request after which a session is closed."""
@@ -95,7 +95,10 @@ def asgi_app(
             protected-resource metadata (RFC 9728) that points clients to
             the authorization server.
         max_body: Request bodies larger than this many bytes get 413.
-        max_sessions: Open sessions at most (503 beyond); None for no limit.
+        max_sessions: Open sessions at most; None for no limit. At the
+            limit, a new session takes the place of one that never sent a
+            second request, else of the one idle longest; when every
+            session has a request or a call in flight, it gets 503.
         session_idle_timeout: Seconds without a request after which a
             session is closed; None keeps it until the client ends it.
         resumable: Keep each session's recent events in memory (bounded), so
@@ -153,7 +156,13 @@ def asgi_app(
         session_idle_timeout=None if stateless else session_idle_timeout,
         max_sessions=max_sessions,
     )
-    sessions = Sessions(StreamableHTTPASGIApp(manager), events, session_idle_timeout)
+    sessions = Sessions(
+        StreamableHTTPASGIApp(manager),
+        events,
+        None if stateless else session_idle_timeout,
+        max_body=max_body,
+        max_sessions=None if stateless else max_sessions,
+    )
     app = McpApp(manager, sessions, len(tools(toolset)), verifier is not None)
     app.starlette = _starlette(app, path, verifier, auth_settings)
     return app
@@ -257,42 +266,25 @@ def transport_security(hosts: Iterable[str], origins: Iterable[str]) -> Any:
     if "*" in hosts:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     loopback = ["127.0.0.1", "localhost", "[::1]"]
-    allowed_hosts = [*loopback, *(f"{name}:*" for name in loopback)]
-    for host in hosts:
-        allowed_hosts.extend(_host_patterns(host))
-    allowed_origins = [
-        pattern
-        for name in loopback
-        for pattern in (
-            f"http://{name}",
-            f"http://{name}:*",
-            f"https://{name}",
-            f"https://{name}:*",
-        )
-    ]
-    for origin in origins:
-        origin = origin.rstrip("/")
-        allowed_origins.append(origin)
-        if not _has_port(origin.partition("://")[2]):
-            allowed_origins.append(f"{origin}:*")
+    named = [f"[{host}]" if is_ipv6(host) else host for host in map(str.strip, hosts)]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=allowed_hosts,
-        allowed_origins=allowed_origins,
+        allowed_hosts=_any_port([*loopback, *named]),
+        allowed_origins=_any_port(
+            [f"{scheme}://{name}" for name in loopback for scheme in ("http", "https")]
+            + [origin.rstrip("/") for origin in origins]
+        ),
     )
 
 
-def _host_patterns(host: str) -> list[str]:
-    host = host.strip()
-    if is_ipv6(host):
-        host = f"[{host}]"
-    return [host] if _has_port(host) else [host, f"{host}:*"]
-
-
-def _has_port(host: str) -> bool:
-    if host.startswith("["):
-        return "]:" in host
-    return ":" in host
+def _any_port(names: list[str]) -> list[str]:
+    """Each host or origin, and with any port (`:*`) unless it names its port."""
+    patterns = []
+    for name in names:
+        host = name.rpartition("://")[2]
+        has_port = "]:" in host if host.startswith("[") else ":" in host
+        patterns.extend([name] if has_port else [name, f"{name}:*"])
+    return patterns
 
 
 def is_ipv6(host: str) -> bool:

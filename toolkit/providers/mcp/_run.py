@@ -30,10 +30,20 @@ if TYPE_CHECKING:
 
     from ._app import McpApp
 
-__all__ = ["DEFAULT_GRACE", "LOG_LEVELS", "Listen", "parse_address", "serve"]
+__all__ = [
+    "DEFAULT_GRACE",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "LOG_LEVELS",
+    "Listen",
+    "parse_address",
+    "serve",
+]
 
 DEFAULT_GRACE: Final = 10.0
 """Seconds that SIGTERM leaves calls in flight to finish."""
+
+DEFAULT_REQUEST_TIMEOUT: Final = 30.0
+"""Seconds that a client has to send a request in full, headers and body, once it starts."""
 
 LOG_LEVELS: Final = ("debug", "info", "warning", "error")
 
@@ -48,6 +58,8 @@ def serve(
     version: str | None = None,
     workers: int = 1,
     grace: float = DEFAULT_GRACE,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    max_connections: int | None = None,
     log_level: str = "warning",
     no_auth: bool = False,
     **options: Any,
@@ -68,6 +80,12 @@ def serve(
         workers: Worker processes sharing the port; more than one needs
             `stateless=True` and a target the workers can import.
         grace: Seconds SIGTERM waits for calls in flight.
+        request_timeout: Seconds a client has to send a request in full
+            (headers and body) once its first byte came; a slower one's
+            connection is closed. A connection that sends nothing is closed
+            after uvicorn's keep-alive timeout (5 seconds).
+        max_connections: Connections and requests at most (uvicorn's
+            `limit_concurrency`): beyond, requests get 503. None: no limit.
         log_level: `"debug"` (tracebacks too), `"info"` (a line per request),
             `"warning"` or `"error"`; the lines go to stderr.
         no_auth: Serve a non-loopback address without `auth`, on purpose
@@ -90,8 +108,13 @@ def serve(
     tools = _load(toolset)
     name = name or (_target_name(target) if target else "toolkit")
     if http is None:
-        if workers != 1 or options:
-            given = sorted([*options, *(["workers"] if workers != 1 else [])])
+        http_only = {
+            "workers": workers != 1,
+            "request_timeout": request_timeout != DEFAULT_REQUEST_TIMEOUT,
+            "max_connections": max_connections is not None,
+        }
+        if options or any(http_only.values()):
+            given = sorted([*options, *(key for key, on in http_only.items() if on)])
             msg = f"{', '.join(given)}: options of HTTP serving; give http= too"
             raise ValueError(msg)
         configure_logging(log_level)
@@ -112,6 +135,8 @@ def serve(
         target=target,
         workers=workers,
         grace=grace,
+        request_timeout=request_timeout,
+        max_connections=max_connections,
         log_level=log_level,
     )
     configure_logging(log_level)
@@ -159,6 +184,8 @@ class Listen:
     target: str | None = None
     workers: int = 1
     grace: float = DEFAULT_GRACE
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    max_connections: int | None = None
     log_level: str = "warning"
 
 
@@ -269,12 +296,7 @@ class WorkersSocket(socket.socket):
 
 
 def _listening(family: int, address: Any) -> socket.socket:
-    sock = socket.socket(family)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sock.bind(address)
-    sock.listen(2048)
-    return sock
+    return socket.create_server(address, family=family, backlog=2048, reuse_port=True)
 
 
 # ---------------------------------------------------------------- running it
@@ -305,8 +327,11 @@ def _config(app: Any, listen: Listen) -> Any:
     import uvicorn
 
     level = listen.log_level
+    connection: Any = functools.partial(timed_connection, listen.request_timeout)
     return uvicorn.Config(
         app,
+        http=connection,
+        limit_concurrency=listen.max_connections,
         factory=listen.workers > 1,
         workers=listen.workers,
         log_config=None,
@@ -316,6 +341,58 @@ def _config(app: Any, listen: Listen) -> Any:
         timeout_graceful_shutdown=math.ceil(listen.grace),
         server_header=False,
     )
+
+
+def timed_connection(request_timeout: float, **options: Any) -> Any:
+    """The h11 connection of uvicorn, which also times out clients that are idle or slow to send.
+
+    uvicorn closes a connection idle between requests after its keep-alive
+    timeout, but only once a request was answered, and each byte restarts
+    the wait: a connection that sends nothing, or a request's headers or
+    body a byte at a time, would hold a socket forever. Here a new
+    connection waits for its first byte as long as one between requests
+    does, and a request must arrive in full within `request_timeout`
+    seconds of its first byte; otherwise the connection is closed.
+    """
+    return _timed_connection_class()(request_timeout, **options)
+
+
+@functools.cache
+def _timed_connection_class() -> Any:
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimedConnection(H11Protocol):
+        def __init__(self, request_timeout: float, **options: Any) -> None:
+            super().__init__(**options)
+            self.request_timeout = request_timeout
+            self.request_deadline: Any = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self.timeout_keep_alive_task = self.loop.call_later(
+                self.timeout_keep_alive, self.timeout_keep_alive_handler
+            )
+
+        def data_received(self, data: bytes) -> None:
+            if self.request_deadline is None:
+                self.request_deadline = self.loop.call_later(
+                    self.request_timeout, self.too_slow
+                )
+            super().data_received(data)
+            if self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+                self.request_deadline.cancel()  # arrived, or the connection ends
+                self.request_deadline = None
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self.request_deadline is not None:
+                self.request_deadline.cancel()
+            super().connection_lost(exc)
+
+        def too_slow(self) -> None:
+            self.transport.close()
+
+    return TimedConnection
 
 
 def _serve_here(app: Running, sock: socket.socket, listen: Listen, line: str) -> None:
@@ -475,7 +552,7 @@ _HANDLER_NAME: Final = "toolkit-serve"
 
 
 def configure_logging(level: str) -> None:
-    """Log lines on stderr: toolkit's, the MCP SDK's and uvicorn's, at `level`.
+    """Log lines on stderr: toolkit's, the MCP SDK's, uvicorn's and asyncio's, at `level`.
 
     A tool's traceback is shown at `debug` only; at the other levels its
     failure is one line. Nothing of it reaches the model.
@@ -492,6 +569,7 @@ def configure_logging(level: str) -> None:
         ("mcp", max(number, logging.INFO)),
         ("uvicorn", number),
         ("uvicorn.access", number),
+        ("asyncio", number),  # accept() out of descriptors: a line a second
     ):
         found = logging.getLogger(name)
         for old in [h for h in found.handlers if h.get_name() == _HANDLER_NAME]:

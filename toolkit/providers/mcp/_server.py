@@ -82,7 +82,7 @@ def build_server(
             agent_id, call_id, params.name, params.arguments or {}, host=host
         )
         close = getattr(ctx, "close_sse_stream", None) if sse_poll else None
-        outcome = await _run_call(call, close, sse_poll)
+        outcome = await _run_call(_uninterrupted(call, params.name), close, sse_poll)
         if outcome is None:
             outcome = ToolResult.error(
                 f'Tool "{params.name}" was stopped: its client left before the answer.'
@@ -101,6 +101,20 @@ def build_server(
         "logging/setLevel", types.SetLevelRequestParams, on_set_level
     )
     return server
+
+
+async def _uninterrupted(call: Any, name: str) -> ToolResult:
+    """`call`'s result; the `KeyboardInterrupt` that its tool raised is its error result.
+
+    A real interrupt of the server is a signal, which stops it without
+    raising here (uvicorn's handler, `serve_stdio`'s).
+    """
+    try:
+        outcome: ToolResult = await call
+    except KeyboardInterrupt as error:
+        log_failure("Tool %r raised KeyboardInterrupt", name, error=error)
+        return ToolResult.error(f'Tool "{name}" raised KeyboardInterrupt.')
+    return outcome
 
 
 async def _run_call(call: Any, close: Any, seconds: float | None) -> ToolResult | None:
@@ -162,8 +176,6 @@ def _call_tool_result(
         if not outcome.is_error and outcome.structured is not None:
             to_jsonable(outcome.structured)
         return types.CallToolResult.model_validate(result(outcome, tool))
-    except KeyboardInterrupt:
-        raise
     except BaseException as error:  # this call's failure, not the session's
         log_failure("The result of tool %r cannot be sent over MCP", name, error=error)
         reason = (
@@ -176,20 +188,20 @@ def _call_tool_result(
 
 
 async def serve_stdio(server: Any) -> None:
-    """Run `server` over stdin and stdout until stdin closes or SIGTERM."""
+    """Run `server` over stdin and stdout until stdin closes, SIGTERM or SIGINT."""
     import signal
 
     import anyio
 
     async with anyio.create_task_group() as group:
 
-        async def stop_on_sigterm() -> None:
-            with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+        async def stop_on_signal() -> None:
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
                 async for _ in signals:
                     group.cancel_scope.cancel()
                     return
 
-        group.start_soon(stop_on_sigterm)
+        group.start_soon(stop_on_signal)
         await _serve_stdio(server)
         group.cancel_scope.cancel()
 

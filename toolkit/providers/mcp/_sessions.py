@@ -24,15 +24,28 @@ them too.
 from __future__ import annotations
 
 import contextvars
+import functools
+import json
 import secrets
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 import anyio
-from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
+from mcp.server.streamable_http import (
+    GET_STREAM_KEY,
+    MCP_SESSION_ID_HEADER,
+    EventCallback,
+    EventMessage,
+    EventStore,
+)
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.types import JSONRPCError, JSONRPCResponse
+from mcp_types import INVALID_REQUEST
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.responses import JSONResponse
 
 __all__ = [
     "DEFAULT_EVENTS",
@@ -55,14 +68,20 @@ DEFAULT_EVENTS: Final = 10_000
 RESUME_WINDOW: Final = 10.0
 """Seconds that a client whose connection dropped mid-call has to come back for the answer."""
 
-_SESSION_HEADER: Final = b"mcp-session-id"
-_VERSION_HEADER: Final = b"mcp-protocol-version"
-
 
 class Session:
     """One MCP session as the app knows it: its event streams, negotiated version and state."""
 
-    __slots__ = ("in_flight", "last_seen", "state", "streams", "version")
+    __slots__ = (
+        "ids",
+        "in_flight",
+        "last_seen",
+        "opener",
+        "requests",
+        "state",
+        "streams",
+        "version",
+    )
 
     def __init__(self) -> None:
         self.streams: dict[str, Stream] = {}
@@ -71,7 +90,21 @@ class Session:
         self.state: dict[str, Any] = {}
         """What the server keeps for the session (the `logging/setLevel` level)."""
         self.in_flight = 0
+        """Its HTTP requests being answered (an open GET stream is one)."""
         self.last_seen = time.monotonic()
+        self.requests = 0
+        """Its HTTP requests so far: one until the client proves it uses the session."""
+        self.ids: set[str] = set()
+        """The JSON-RPC ids of its requests being answered."""
+        self.opener: Any = None
+        """The ASGI scope of the request that opened it (its Host and credential)."""
+
+    def busy(self) -> bool:
+        """Whether a request of the session is being answered, or a call of it still runs."""
+        return self.in_flight > 0 or any(
+            not stream.answered and stream.stream_id != GET_STREAM_KEY
+            for stream in self.streams.values()
+        )
 
 
 class Request:
@@ -247,6 +280,19 @@ class Sessions:
     ends it (DELETE), when the SDK no longer knows it (404), or once it has
     been idle longer than the SDK keeps an idle session.
 
+    A POST's body is read in full before the SDK sees it (at most
+    `max_body` bytes and one more, so that the SDK refuses a larger one):
+    a client that leaves before its request arrived (or whose connection
+    was closed as too slow) is no error of the server's. A request whose
+    JSON-RPC id is that of a request of the same session still being
+    answered gets a JSON-RPC error: the SDK would answer only the second.
+
+    When `max_sessions` sessions are open, a request that opens one more
+    makes room: the session that never sent a second request, else the one
+    idle longest, is ended as its client would end it (DELETE, with the
+    credential that opened it). Sessions with a request or a call in flight
+    are kept; when all are, the SDK answers 503.
+
     A POST whose client leaves before the answer stops the calls it
     carries (the SDK keeps running a request whose client has gone). A
     client that can resume the call's stream (it holds an event id of it)
@@ -267,12 +313,21 @@ class Sessions:
     """
 
     def __init__(
-        self, inner: Any, events: EventLog | None, idle_timeout: float | None
+        self,
+        inner: Any,
+        events: EventLog | None,
+        idle_timeout: float | None,
+        *,
+        max_body: int = 4 * 1024 * 1024,
+        max_sessions: int | None = None,
     ) -> None:
         self.inner = inner
         self.events = events
         self.idle_timeout = idle_timeout
+        self.max_body = max_body
+        self.max_sessions = max_sessions
         self.known: dict[str, Session] = {}
+        self.opening = 0
         self.resume_window = RESUME_WINDOW
         self.closing: anyio.Event | None = None
         self._pruned = time.monotonic()
@@ -290,29 +345,74 @@ class Sessions:
         return self.closing is not None and self.closing.is_set()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        key = _header(scope, _SESSION_HEADER)
+        key = Headers(scope=scope).get(MCP_SESSION_ID_HEADER)
         session = Session() if key is None else self.known.get(key)
         if session is not None:
-            scope = _negotiated(scope, session.version)
+            _negotiated(scope, session.version)
         method = scope.get("method")
         request = Request() if method == "POST" else None
+        name: str | None = None  # the JSON-RPC id of the request, as the SDK names it
+        if request is not None:
+            body = await _body(receive, self.max_body)
+            if body is None:
+                return  # its client left (or was too slow) before the request arrived
+            receive = _replayed(body, receive)
+            request_id, rpc_method = _request(body)
+            if key is None and rpc_method == "initialize":
+                await self._make_room()
+            if key is not None and session is not None and rpc_method is not None:
+                name = str(request_id)
+                if _in_use(session, name):
+                    await _refused(request_id)(scope, receive, send)
+                    return
+                session.ids.add(name)
         if method == "GET" and self.closing is not None:
             receive = _until(self.closing, receive)
         exchange = _Exchange(receive, send)
-        await self._within(session, request, scope, exchange)
+        if request is not None and self.events is not None:
+            exchange.delivering = functools.partial(self.events.delivered, request)
+        try:
+            await self._serve(key, session, request, scope, exchange)
+        finally:
+            if session is not None and name is not None:
+                session.ids.discard(name)
+
+    async def _serve(
+        self,
+        key: str | None,
+        session: Session | None,
+        request: Request | None,
+        scope: Any,
+        exchange: _Exchange,
+    ) -> None:
+        """Let the SDK answer; then know or forget the session, and see the POST to its end."""
         if key is None:
-            self._opened(session, exchange.opened)
-        elif exchange.status == 404 or (method == "DELETE" and exchange.status == 200):
-            self._end(key)
+            if session is not None:
+                exchange.opening = lambda opened: self._open(opened, session, scope)
+            self.opening += 1
+            try:
+                await self._within(session, request, scope, exchange)
+            finally:
+                self.opening -= 1
+            if exchange.opened is None and session is not None and self.events:
+                self.events.drop(session)  # it opened no session: forget what it stored
+        else:
+            await self._within(session, request, scope, exchange)
+            if exchange.status == 404 or (
+                scope.get("method") == "DELETE" and exchange.status == 200
+            ):
+                self._end(key)
         if (
-            method == "GET"
+            scope.get("method") == "GET"
             and exchange.status
             and not exchange.ended
             and self._closed()
         ):
             # The stream ended because the server closes: end the response,
             # so that the client sees its end, not a broken one.
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await exchange.send(
+                {"type": "http.response.body", "body": b"", "more_body": False}
+            )
         if request is not None:
             await self._finished(request, exchange)
 
@@ -326,6 +426,7 @@ class Sessions:
         """Let the SDK answer, with the request's session and record in their context variables."""
         if session is not None:
             session.in_flight += 1
+            session.requests += 1
         tokens = current_session.set(session), current_request.set(request)
         try:
             await self.inner(scope, exchange.receive, exchange.send)
@@ -338,7 +439,9 @@ class Sessions:
 
     async def _finished(self, request: Request, exchange: _Exchange) -> None:
         """After a POST: forget the answers it delivered, or stop the calls its client left."""
-        if not exchange.left or exchange.ended:
+        if exchange.ended:
+            return  # its answers were forgotten as the response ended (`delivering`)
+        if not exchange.left:
             if self.events is not None:
                 self.events.delivered(request)
             return
@@ -355,15 +458,38 @@ class Sessions:
         for call in list(request.calls):
             call.cancel()
 
-    def _opened(self, session: Session | None, key: str | None) -> None:
-        """Know the session that a request without one opened (or forget what it stored)."""
-        if session is None:
-            return
-        if key is None:
-            if self.events is not None:
-                self.events.drop(session)
+    async def _make_room(self) -> None:
+        """At the session limit, end the session that matters least, if one may go (see above)."""
+        if self.max_sessions is None:
             return
         self._prune()
+        if len(self.known) + self.opening < self.max_sessions:
+            return
+        idle = [item for item in self.known.items() if not item[1].busy()]
+        if not idle:
+            return
+        key, session = min(
+            idle, key=lambda item: (item[1].requests > 1, item[1].last_seen)
+        )
+        self._end(key)
+        headers = MutableHeaders(
+            {"host": Headers(scope=session.opener).get("host", "")}
+        )
+        headers[MCP_SESSION_ID_HEADER] = key
+        ending = {**session.opener, "method": "DELETE", "headers": headers.raw}
+
+        async def nothing() -> Any:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def ignored(message: Any) -> None:
+            return None
+
+        await self.inner(ending, nothing, ignored)
+
+    def _open(self, key: str, session: Session, scope: Any) -> None:
+        """Know the session that a request without one opened, as soon as the answer names it."""
+        self._prune()
+        session.opener = scope
         self.known[key] = session
 
     def _end(self, key: str) -> None:
@@ -387,7 +513,16 @@ class Sessions:
 class _Exchange:
     """What passes between a client and the SDK in one request, as far as `Sessions` needs it."""
 
-    __slots__ = ("_receive", "_send", "ended", "left", "opened", "status")
+    __slots__ = (
+        "_receive",
+        "_send",
+        "delivering",
+        "ended",
+        "left",
+        "opened",
+        "opening",
+        "status",
+    )
 
     def __init__(self, receive: Any, send: Any) -> None:
         self._receive = receive
@@ -395,6 +530,10 @@ class _Exchange:
         self.status = 0
         self.opened: str | None = None
         """The session id that the answer names (the answer to `initialize`)."""
+        self.opening: Callable[[str], None] | None = None
+        """Told that id before the answer goes out, so that the client's next request finds it."""
+        self.delivering: Callable[[], None] | None = None
+        """Told before the response ends, so that a client seeing its end sees its answers forgotten."""
         self.ended = False
         self.left = False
 
@@ -408,12 +547,75 @@ class _Exchange:
         if message["type"] == "http.response.start":
             self.status = message["status"]
             if self.status < 400:
-                self.opened = _header(message, _SESSION_HEADER)
+                self.opened = Headers(raw=message["headers"]).get(MCP_SESSION_ID_HEADER)
+            if self.opened is not None and self.opening is not None:
+                self.opening(self.opened)
         elif message["type"] == "http.response.body" and not message.get(
             "more_body", False
         ):
             self.ended = True
+            if self.delivering is not None:
+                self.delivering()
         await self._send(message)
+
+
+async def _body(receive: Any, limit: int) -> bytes | None:
+    """A request's body, up to `limit` bytes and one more; None when its client left first."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        if not message.get("more_body", False) or size > limit:
+            return b"".join(chunks)
+
+
+def _replayed(body: bytes, receive: Any) -> Callable[[], Awaitable[Any]]:
+    """`receive`, whose first message is the whole `body` (already read)."""
+    given = False
+
+    async def replaying() -> Any:
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replaying
+
+
+def _request(body: bytes) -> tuple[Any, str | None]:
+    """The id and method of the JSON-RPC request in `body`; (None, None) for anything else."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None, None
+    if isinstance(message, dict) and "id" in message:
+        method = message.get("method")
+        return message["id"], method if isinstance(method, str) else None
+    return None, None
+
+
+def _in_use(session: Session, name: str) -> bool:
+    """Whether a request of `session` named `name` is being answered (its stream not yet answered)."""
+    stream = session.streams.get(name)
+    return name in session.ids or (stream is not None and not stream.answered)
+
+
+def _refused(request_id: Any) -> Any:
+    """The JSON-RPC error for a request whose id is in use on its session."""
+    message = (
+        f"Request id {request_id!r} is in use by a request of this session that is "
+        "still being answered; give each request in flight an id of its own"
+    )
+    error = {"code": INVALID_REQUEST, "message": message}
+    return JSONResponse(
+        {"jsonrpc": "2.0", "id": request_id, "error": error}, status_code=400
+    )
 
 
 def _until(closing: anyio.Event, receive: Any) -> Any:
@@ -439,22 +641,10 @@ def _until(closing: anyio.Event, receive: Any) -> Any:
     return receiving
 
 
-def _header(scope: Any, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return bytes(value).decode("latin-1")
-    return None
-
-
 def _negotiated(scope: Any, version: str | None) -> Any:
-    """`scope` with the session's negotiated version as `MCP-Protocol-Version` (see `Sessions`)."""
-    if version is None:
-        return scope
-    given = _header(scope, _VERSION_HEADER)
-    if given == version or (
-        given is not None and given not in HANDSHAKE_PROTOCOL_VERSIONS
-    ):
-        return scope  # the negotiated one, or another generation's: the SDK judges
-    headers = [(k, v) for k, v in scope["headers"] if k != _VERSION_HEADER]
-    headers.append((_VERSION_HEADER, version.encode("latin-1")))
-    return {**scope, "headers": headers}
+    """`scope`, with the session's negotiated version as `MCP-Protocol-Version` (see `Sessions`)."""
+    headers = MutableHeaders(scope=scope)
+    given = headers.get(MCP_PROTOCOL_VERSION_HEADER)
+    if version is not None and (given is None or given in HANDSHAKE_PROTOCOL_VERSIONS):
+        headers[MCP_PROTOCOL_VERSION_HEADER] = version
+    return scope  # with another generation's version, or an unknown one: the SDK judges
