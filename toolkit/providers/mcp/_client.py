@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import hashlib
 import math
 import re
@@ -45,7 +46,7 @@ from toolkit._exceptions import ToolDefinitionError
 from toolkit._json import encode
 from toolkit._log import log_failure, log_warning, logger
 from toolkit._results import ToolResult
-from toolkit._running import is_seconds, thread_waiting_here
+from toolkit._running import in_thread, is_seconds, thread_waiting_here
 from toolkit._tool import Tool
 
 from ._client_host import HostBridge
@@ -284,7 +285,7 @@ class _ServerAddress:
                 )
                 streams = stdio_client(params)
             read, write = await stack.enter_async_context(streams)
-            yield _Watched(read, on_end), write
+            yield _Watched(read, on_end, self.label), write
 
 
 def _argv(target: str | Sequence[str]) -> list[str]:
@@ -316,12 +317,17 @@ class _Watched:
     """The transport's read stream, telling when it ends: the server is gone.
 
     The SDK notices the end only when a request fails; knowing it at once
-    lets the next call connect again instead of failing first.
+    lets the next call connect again instead of failing first. It also
+    leaves out of a `tools/list` result each tool that the SDK would refuse
+    (`_usable_tools`): the SDK checks the result as a whole, so that one bad
+    definition would make every tool of the server unusable.
     """
 
-    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+    def __init__(self, inner: Any, on_end: Callable[[], None], label: str) -> None:
         self._inner = inner
         self._on_end = on_end
+        self._label = label
+        self._version = _FALLBACK_VERSION
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -340,7 +346,7 @@ class _Watched:
         import anyio
 
         try:
-            return await self._inner.receive()
+            return self._read(await self._inner.receive())
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._on_end()
             raise StopAsyncIteration from None
@@ -349,10 +355,52 @@ class _Watched:
         import anyio
 
         try:
-            return await self._inner.receive()
+            return self._read(await self._inner.receive())
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._on_end()
             raise
+
+    def _read(self, item: Any) -> Any:
+        result = getattr(getattr(item, "message", None), "result", None)
+        if isinstance(result, dict):
+            version = result.get("protocolVersion")
+            if isinstance(version, str):  # the handshake's answer
+                self._version = version
+            tools = result.get("tools")
+            if isinstance(tools, list):
+                result["tools"] = _usable_tools(tools, self._version, self._label)
+        return item
+
+
+_FALLBACK_VERSION: Final = "2025-11-25"  # the SDK's own, before a version is agreed
+
+
+def _usable_tools(tools: list[Any], version: str, label: str) -> list[Any]:
+    """The listed tools that the SDK's check of `tools/list` accepts; a warning for each other.
+
+    An `inputSchema` without a `type` (which MCP asks for, and some servers
+    leave out) is taken as the object schema it describes.
+    """
+    from mcp_types.methods import validate_server_result
+
+    kept = []
+    for tool in tools:
+        schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+        if isinstance(schema, dict) and "type" not in schema:
+            tool = {**tool, "inputSchema": {"type": "object", **schema}}
+        try:
+            validate_server_result("tools/list", version, {"tools": [tool]})
+        except Exception as error:  # pydantic's ValidationError, an unknown version
+            name = tool.get("name") if isinstance(tool, dict) else None
+            log_warning(
+                "MCP server %r: the tool %r is left out: its definition is not one MCP allows: %s",
+                label,
+                name if isinstance(name, str) else "(no name)",
+                _cause(error).splitlines()[0],
+            )
+            continue
+        kept.append(tool)
+    return kept
 
 
 # ---------------------------------------------------------------- connections
@@ -432,7 +480,11 @@ class _Remote:
         except _Unavailable as error:
             msg = f'Cannot connect to MCP server "{self.label}": {error}'
             raise ConnectionError(msg) from None
-        await self._refresh_from(link)
+        try:
+            await self._refresh_from(link)
+        except Exception as error:  # whatever the server sent instead of its tools
+            msg = f'Cannot connect to MCP server "{self.label}": its tool list could not be read: {_cause(error)}'
+            raise ConnectionError(msg) from None
 
     async def close(self) -> None:
         self._closed = True
@@ -607,32 +659,37 @@ class _Remote:
             while True:
                 self._stale = False
                 listed = await self._list(link)
-                self._replace(listed)
+                # In a thread: checking a big schema must not hold up the loop.
+                made = await in_thread(
+                    functools.partial(self._tools, listed), None, None
+                )
+                self.toolset._assign(made)
                 if not self._stale:
                     return
         finally:
             self._refreshing = False
 
     async def _list(self, link: _Link) -> list[Any]:
+        """Every page of `tools/list`, within `Backoff.connect_seconds` whatever the timeout."""
+        import anyio
+
         assert link.client is not None  # a live link
         listed: list[Any] = []
         cursor: str | None = None
-        for _ in range(_LIST_PAGES):
-            page = await link.client.list_tools(cursor=cursor)
-            listed.extend(page.tools)
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        with anyio.move_on_after(BACKOFF.connect_seconds) as scope:
+            for _ in range(_LIST_PAGES):
+                page = await link.client.list_tools(cursor=cursor)
+                listed.extend(page.tools)
+                cursor = page.next_cursor
+                if cursor is None:
+                    break
+        if scope.cancelled_caught:
+            msg = f"no complete answer within {BACKOFF.connect_seconds:g} seconds"
+            raise TimeoutError(msg)
         return listed
 
-    def _replace(self, listed: list[Any]) -> None:
-        """Make the set hold the listed tools, in order; an unchanged tool stays the same object.
-
-        The sets composed from this one follow (`ToolSet._assign`).
-        """
-        self.toolset._assign(self._tools(listed))
-
     def _tools(self, listed: list[Any]) -> dict[str, Tool[Any, Any]]:
+        """The set's tools for the listed ones, in order; an unchanged tool stays the same object."""
         known, self._known = self._known, {}
         made: dict[str, Tool[Any, Any]] = {}
         remote_names: set[str] = set()
@@ -664,7 +721,7 @@ class _Remote:
         execute = self._executor(definition.name)
         try:
             made = _new_tool(name, definition, execute, options)
-        except ToolDefinitionError as error:
+        except Exception as error:  # a ToolDefinitionError, or a check that broke on it
             log_warning(
                 "MCP server %r: the tool %r is left out: %s",
                 self.label,
@@ -876,14 +933,8 @@ _HINTS: Final = (
 def _new_tool(
     name: str, definition: Any, execute: Any, options: dict[str, Any]
 ) -> Tool[Any, Any]:
-    """`Tool.new` from the remote definition; an output schema toolkit cannot use is dropped.
-
-    An `inputSchema` without a `type` (which MCP asks for, and some servers
-    leave out) is taken as the object schema it describes.
-    """
+    """`Tool.new` from the remote definition; an output schema toolkit cannot use is dropped."""
     parameters = definition.input_schema
-    if isinstance(parameters, dict) and "type" not in parameters:
-        parameters = {"type": "object", **parameters}
     output = definition.output_schema
     if output is not None:
         returns = output.get("description")
