@@ -16,6 +16,8 @@ so that decoration stays cheap. Every call takes the same three steps:
     call    an async tool is awaited; a sync tool runs in a thread of
             toolkit's pool (from async code unless `thread=False`, from
             sync code only to enforce a timeout); the timeout ends the wait.
+            It bounds the whole call: an awaitable that the code returns
+            gets the time that is left.
     finish  what the tool returned → its `ToolResult`: `normalise`, or the
             output check when the return annotation has a schema.
 
@@ -30,6 +32,7 @@ reaches worker threads without a parameter more.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -197,6 +200,7 @@ class ToolRunner:
                 bound = binder.bind(args, agent_id, call_id, deps)
         except Refused as refused:
             return refused.result
+        deadline = _deadline(self.timeout)
         try:
             if self.is_async:
                 outcome = self.invoke(bound, agent_id, call_id)
@@ -207,7 +211,7 @@ class ToolRunner:
             else:
                 outcome = _on_loop(self.invoke, bound, agent_id, call_id)
             if is_awaitable(outcome):  # an async tool's, or a sync `execute_fn`'s
-                outcome = await await_tool(outcome, self.timeout)
+                outcome = await await_tool(outcome, _left(deadline))
         except BaseException as error:  # whatever the tool raised: this call's result
             return self.failure(error, formatter, awaited=True)
         return self.finish(outcome)
@@ -231,6 +235,7 @@ class ToolRunner:
             bound = binder.bind(args, agent_id, call_id, deps)
         except Refused as refused:
             return refused.result
+        deadline = _deadline(self.timeout)
         try:
             if self.timeout is not None and self.thread and not self.is_async:
                 outcome = call_in_thread(
@@ -239,7 +244,8 @@ class ToolRunner:
             else:
                 outcome = self.invoke(bound, agent_id, call_id)
             if is_awaitable(outcome):  # awaited on an event loop of its own
-                outcome = block_on(lambda: await_tool(outcome, self.timeout))
+                left = _left(deadline)
+                outcome = block_on(lambda: await_tool(outcome, left))
         except BaseException as error:  # whatever the tool raised: this call's result
             return self.failure(error, formatter, awaited=False)
         return self.finish(outcome)
@@ -285,6 +291,16 @@ class ToolRunner:
         if formatter is not None:
             return _formatted(formatter, self.tool, error)
         return ToolResult.error(error_text(error))
+
+
+def _deadline(timeout: float | None) -> float | None:
+    """When a call with `timeout` must be over: the timeout bounds the whole call, not each step."""
+    return None if timeout is None else time.monotonic() + timeout
+
+
+def _left(deadline: float | None) -> float | None:
+    """The seconds left until `deadline` (None: no limit)."""
+    return None if deadline is None else max(deadline - time.monotonic(), 0.0)
 
 
 async def _bound_in_thread(

@@ -10,7 +10,7 @@ silently.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from toolkit._content import (
@@ -44,7 +44,8 @@ __all__ = [
 LIMITS: Final[Mapping[str, Mapping[str, int]]] = {
     # Anthropic: "image exceeds 5 MB maximum: N bytes > 5242880 bytes" for a larger
     # base64 image (the API's own error text, 2025-12); a Messages request is at
-    # most 32 MB, documents (PDFs) included ("PDF support" and "Errors" docs, 2026).
+    # most 32 MB, documents (PDFs) included (Anthropic docs, "PDF support": maximum
+    # request size 32 MB, and "Errors": request_too_large).
     "anthropic": {"image": 5_242_880, "file": 32_000_000, "request": 32_000_000},
     # Gemini takes at most 20 MB of inline data in one request; larger media go
     # through its Files API or a URL (Gemini API docs, "inline data", 2025).
@@ -54,9 +55,10 @@ LIMITS: Final[Mapping[str, Mapping[str, int]]] = {
         "file": 20_000_000,
         "request": 20_000_000,
     },
-    # OpenAI: at most 50 MB of images in one request ("Images and vision" guide) and
-    # 32 MB of file content in one request ("File inputs" guide), as of 2026-12.
-    "openai": {"image": 50_000_000, "file": 32_000_000, "request": 50_000_000},
+    # OpenAI: up to 20 MB per image and 50 MB of image bytes per request ("Images and
+    # vision" guide, "Image input requirements"), 32 MB of file content in one
+    # request ("File inputs" guide), as of 2026-12.
+    "openai": {"image": 20_000_000, "file": 32_000_000, "request": 50_000_000},
 }
 """Bytes of base64 one part (by kind) and all the parts of one request ("request")
 may take, per API; a caller can pass its own."""
@@ -194,9 +196,15 @@ def _checked(result: ToolResult, api: str, table: Mapping[str, int]) -> ToolResu
     )
 
 
-_AUDIO_SIGNED: Final = frozenset(
-    {"audio/wav", "audio/mpeg", "audio/ogg", "audio/flac", "audio/mp4"}
-)
+_AUDIO_SIGNATURES: Final[Mapping[str, Callable[[bytes], bool]]] = {
+    "audio/wav": lambda data: data[:4] == b"RIFF" and data[8:12] == b"WAVE",
+    "audio/mpeg": lambda data: (
+        data[:3] == b"ID3" or (data[:1] == b"\xff" and data[1:2] >= b"\xe0")
+    ),  # a tag, or an MPEG frame's sync bits
+    "audio/ogg": lambda data: data[:4] == b"OggS",
+    "audio/flac": lambda data: data[:4] == b"fLaC",
+    "audio/mp4": lambda data: data[4:8] == b"ftyp",
+}
 _ALIASES: Final = {
     "audio/x-wav": "audio/wav",
     "audio/wave": "audio/wav",
@@ -231,7 +239,8 @@ def unreadable(part: object) -> str | None:
     claimed = _ALIASES.get(mime_type or "", mime_type)
     if isinstance(part, Image) and (claimed not in IMAGE_TYPES or found != claimed):
         return f"{what}: the bytes are not a PNG, JPEG, GIF or WebP image of that type"
-    if isinstance(part, Audio) and claimed in _AUDIO_SIGNED and found != claimed:
+    signed = _AUDIO_SIGNATURES.get(claimed or "")
+    if isinstance(part, Audio) and signed is not None and not signed(bytes(data[:12])):
         return f"{what}: the bytes are not audio of that type"
     if claimed == "application/pdf" and found != claimed:
         return f"{what}: the bytes are not a PDF"
