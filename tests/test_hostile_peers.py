@@ -102,7 +102,7 @@ def test_a_pattern_that_backtracks_for_ages_is_matched_in_linear_time(
 
 
 @given(
-    st.from_regex(re.compile(r"[ab()|*+?^$.\\dw{}0-3,-]{1,12}"), fullmatch=True),
+    st.from_regex(re.compile(r"[ab()|*+?^$.\\dwsBAZ{}0-3,-]{1,12}"), fullmatch=True),
     st.text(alphabet="ab1 _\n-", max_size=12),
 )
 @settings(max_examples=400, deadline=None)

@@ -232,6 +232,10 @@ _CATEGORIES: Final[dict[str, Callable[[str], bool]]] = {
 }
 
 
+_EMPTY_NON_BOUNDARY: Final = sys.version_info >= (3, 14)
+"""Whether `\\B` matches an empty text: `re` says no before Python 3.14."""
+
+
 def _boundary(text: str, at: int) -> bool:
     before = at > 0 and _is_word(text[at - 1])
     after = at < len(text) and _is_word(text[at])
@@ -246,7 +250,9 @@ _POSITIONS: Final[dict[str, Callable[[str, int], bool]]] = {
     ),
     "AT_END_STRING": lambda text, at: at == len(text),
     "AT_BOUNDARY": _boundary,
-    "AT_NON_BOUNDARY": lambda text, at: not _boundary(text, at),
+    "AT_NON_BOUNDARY": lambda text, at: (
+        (bool(text) or _EMPTY_NON_BOUNDARY) and not _boundary(text, at)
+    ),
 }
 
 

@@ -151,9 +151,11 @@ async def connect(
         host: Where the server's requests and notifications go: progress,
             log records, sampling, elicitation (see `Host`). Without one,
             the client declares no sampling or elicitation capability.
-        timeout: Seconds a call (and a listing) may take; then the call is
-            cancelled on the server (`notifications/cancelled`) and its
-            result is an error. None: no limit.
+        timeout: Seconds a call (and each request of a listing) may take;
+            then the call is cancelled on the server
+            (`notifications/cancelled`) and its result is an error. None: no
+            limit for calls; a whole listing takes at most
+            `Backoff.connect_seconds` either way.
         env: Environment variables for a stdio server, over the few that
             the SDK passes on (`HOME`, `PATH`, `USER`, ...).
         cwd: The working directory of a stdio server.
@@ -164,8 +166,11 @@ async def connect(
     Raises:
         ImportError: The `mcp` package is not installed.
         ValueError: The target or an option does not fit the transport.
-        ConnectionError: The server cannot be started or reached, or does
-            not answer the handshake; the message names it and says why.
+        ConnectionError: The server cannot be started or reached, does not
+            answer the handshake, or its tool list cannot be read; the
+            message names it and says why. A tool MCP does not allow, or
+            whose arguments toolkit cannot check, is left out with a
+            warning instead.
     """
     try:
         import mcp  # noqa: F401  # only to see that it is there
