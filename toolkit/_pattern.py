@@ -165,45 +165,96 @@ class _Program:
         return lambda char: any(test(char) for test in tests)
 
     def searcher(self, start: int) -> Callable[[str], bool]:
+        """The search: the states of each position, remembered by what leads to them.
+
+        The states after a character depend only on the states before it,
+        the character and what the anchors see at the next position
+        (`_Seen`). So each move is kept once computed (a lazy DFA, emptied
+        when it grows past `_KEPT` moves): a text over moves already met
+        costs one dict lookup per character, a new move one pass over the
+        states.
+        """
         test, out = self.test, self.out
+        anchors = {
+            test[state] for state, kind in enumerate(self.kind) if kind == _ASSERT
+        }
+        words = bool(anchors & _WORD_TESTS)
+        moves: dict[
+            tuple[tuple[int, ...], str, _Seen | None], tuple[tuple[int, ...], bool]
+        ] = {}
+
+        def seen(text: str, at: int) -> _Seen | None:
+            if not anchors:
+                return None
+            if not words and 0 < at < len(text) - 1:
+                return _MIDDLE
+            return _seen(text, at)
 
         def search(text: str) -> bool:
-            current: list[int] = []
-            for at in range(len(text) + 1):
-                current, matched = self.closure([*current, start], text, at)
+            current, matched = self.closure((start,), seen(text, 0))
+            for at, char in enumerate(text):
                 if matched:
                     return True
-                if at == len(text):
-                    return False
-                char = text[at]
-                current = [out[state] for state in current if test[state](char)]
-            return False  # pragma: no cover  # the loop returns at the end of the text
+                key = (current, char, seen(text, at + 1))
+                move = moves.get(key)
+                if move is None:
+                    if len(moves) > _KEPT:
+                        moves.clear()
+                    stepped = [out[state] for state in current if test[state](char)]
+                    move = self.closure((*stepped, start), key[2])
+                    moves[key] = move
+                current, matched = move
+            return matched
 
         return search
 
-    def closure(self, states: list[int], text: str, at: int) -> tuple[list[int], bool]:
+    def closure(
+        self, states: tuple[int, ...], seen: _Seen | None
+    ) -> tuple[tuple[int, ...], bool]:
         """The character states reachable from `states` without reading; whether the match state is."""
         kind, test, out, other = self.kind, self.test, self.out, self.other
-        seen: set[int] = set()
-        found: list[int] = []
+        visited: set[int] = set()
+        found: set[int] = set()
         pending = list(states)
         while pending:
             state = pending.pop()
-            if state in seen:
+            if state in visited:
                 continue
-            seen.add(state)
+            visited.add(state)
             what = kind[state]
             if what == _CHAR:
-                found.append(state)
+                found.add(state)
             elif what == _SPLIT:
                 pending.append(other[state])
                 pending.append(out[state])
             elif what == _ASSERT:
-                if test[state](text, at):
+                if test[state](seen):
                     pending.append(out[state])
             else:
-                return found, True
-        return found, False
+                return (), True
+        return tuple(sorted(found)), False
+
+
+_KEPT: Final = 4_096
+"""Moves a pattern's search keeps before it forgets them."""
+
+_Seen = tuple[bool, bool, bool, bool, bool]
+"""What the anchors see at a position: the start, the end, a last newline next, a word character before, one after."""
+
+
+_MIDDLE: Final = (False, False, False, False, False)
+"""What anchors other than `\\b` and `\\B` see inside a text."""
+
+
+def _seen(text: str, at: int) -> _Seen:
+    end = len(text)
+    return (
+        at == 0,
+        at == end,
+        at == end - 1 and text[at] == "\n",
+        at > 0 and _is_word(text[at - 1]),
+        at < end and _is_word(text[at]),
+    )
 
 
 def _between(low: str, high: str) -> Callable[[str], bool]:
@@ -235,28 +286,24 @@ _CATEGORIES: Final[dict[str, Callable[[str], bool]]] = {
 _EMPTY_NON_BOUNDARY: Final = sys.version_info >= (3, 14)
 """Whether `\\B` matches an empty text: `re` says no before Python 3.14."""
 
-
-def _boundary(text: str, at: int) -> bool:
-    before = at > 0 and _is_word(text[at - 1])
-    after = at < len(text) and _is_word(text[at])
-    return before != after
-
-
-_POSITIONS: Final[dict[str, Callable[[str, int], bool]]] = {
-    "AT_BEGINNING": lambda text, at: at == 0,
-    "AT_BEGINNING_STRING": lambda text, at: at == 0,
-    "AT_END": lambda text, at: (
-        at == len(text) or (at == len(text) - 1 and text[at] == "\n")
-    ),
-    "AT_END_STRING": lambda text, at: at == len(text),
-    "AT_BOUNDARY": _boundary,
-    "AT_NON_BOUNDARY": lambda text, at: (
-        (bool(text) or _EMPTY_NON_BOUNDARY) and not _boundary(text, at)
+_POSITIONS: Final[dict[str, Callable[[_Seen], bool]]] = {
+    "AT_BEGINNING": lambda seen: seen[0],
+    "AT_BEGINNING_STRING": lambda seen: seen[0],
+    "AT_END": lambda seen: seen[1] or seen[2],
+    "AT_END_STRING": lambda seen: seen[1],
+    "AT_BOUNDARY": lambda seen: seen[3] != seen[4],
+    "AT_NON_BOUNDARY": lambda seen: (
+        (not (seen[0] and seen[1]) or _EMPTY_NON_BOUNDARY) and seen[3] == seen[4]
     ),
 }
 
 
-def _position_test(code: str) -> Callable[[str, int], bool]:
+_WORD_TESTS: Final = frozenset(
+    {_POSITIONS["AT_BOUNDARY"], _POSITIONS["AT_NON_BOUNDARY"]}
+)
+
+
+def _position_test(code: str) -> Callable[[_Seen], bool]:
     test = _POSITIONS.get(code)
     if test is None:  # pragma: no cover  # the line anchors come only with MULTILINE
         msg = f"it uses {code}"
