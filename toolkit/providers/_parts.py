@@ -129,15 +129,20 @@ def exportable(
     A part whose bytes are not what it says (`unreadable`) becomes a text
     saying so, which the model can read; a result whose parts are over the
     limit of one part, or would take the request's parts over the limit of
-    one request (`limits`, default `LIMITS`), and a result whose
-    `structured` value is not JSON (a cycle, a set), become error results
-    that say why. Results that need none of this are returned as they are.
+    one request (`limits`, default `LIMITS`), and, for an API that is
+    sent the `structured` value, a result whose value is not JSON (a cycle,
+    a set), become error results that say why. Results that need none of this are returned as they are.
     """
     table = (limits if limits is not None else LIMITS).get(api, {})
     room = table.get("request")
+    sends_structured = api in _SENDS_STRUCTURED
     made: list[ToolResult] = []
     for result in results:
-        if result.structured is not None and _not_json(result.structured):
+        if (
+            sends_structured
+            and result.structured is not None
+            and _not_json(result.structured)
+        ):
             result = ToolResult.error(
                 "The tool's structured value cannot be sent: it is not JSON data "
                 "(a value that contains itself, or a type JSON does not have)."
@@ -155,6 +160,10 @@ def exportable(
                 room -= size
         made.append(result)
     return made
+
+
+_SENDS_STRUCTURED: Final = frozenset({"gemini", "mcp"})
+"""The APIs a result's `structured` value goes to (the others are sent its text)."""
 
 
 def _not_json(value: Any) -> bool:
