@@ -935,11 +935,14 @@ def test_image_bytes_survive_the_trip() -> None:
 def test_an_input_schema_without_a_type_is_an_object_schema() -> None:
     from mcp import types as mcp_types
 
-    from toolkit.providers.mcp._client import _new_tool
+    from toolkit.providers.mcp._client import _new_tool, _usable_tools
 
-    definition = mcp_types.Tool(
-        name="find", input_schema={"properties": {"q": {"type": "string"}}}
+    (listed,) = _usable_tools(
+        [{"name": "find", "inputSchema": {"properties": {"q": {"type": "string"}}}}],
+        "2025-11-25",
+        "server",
     )
+    definition = mcp_types.Tool.model_validate(listed)
 
     async def execute(agent_id: str, call_id: str, args: Any) -> ToolResult:
         return ToolResult(str(args))

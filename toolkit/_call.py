@@ -16,6 +16,8 @@ so that decoration stays cheap. Every call takes the same three steps:
     call    an async tool is awaited; a sync tool runs in a thread of
             toolkit's pool (from async code unless `thread=False`, from
             sync code only to enforce a timeout); the timeout ends the wait.
+            It bounds the whole call: an awaitable that the code returns
+            gets the time that is left.
     finish  what the tool returned → its `ToolResult`: `normalise`, or the
             output check when the return annotation has a schema.
 
@@ -30,6 +32,7 @@ reaches worker threads without a parameter more.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -302,7 +305,12 @@ class ToolRunner:
         call_id: str,
         pool: ThreadPool | None,
     ) -> Any:
-        """What the code returns for `bound`: awaited, from a pool thread, or called inline."""
+        """What the code returns for `bound`: awaited, from a pool thread, or called inline.
+
+        The timeout bounds the whole call: an awaitable that sync code
+        returns gets the time that is left.
+        """
+        deadline = _deadline(self.timeout)
         if self.is_async:
             outcome = self.invoke(bound, agent_id, call_id)
         elif self.thread:
@@ -312,7 +320,7 @@ class ToolRunner:
         else:
             outcome = _on_loop(self.invoke, bound, agent_id, call_id)
         if is_awaitable(outcome):  # an async tool's, or a sync `execute_fn`'s
-            outcome = await await_tool(outcome, self.timeout)
+            outcome = await await_tool(outcome, _left(deadline))
         return outcome
 
     def _retry(
@@ -430,6 +438,7 @@ class ToolRunner:
         pool: ThreadPool | None,
     ) -> Any:
         """What the code returns for `bound`, from sync code: called here or in a pool thread; awaited on a loop of its own."""
+        deadline = _deadline(self.timeout)
         if self.timeout is not None and self.thread and not self.is_async:
             outcome = call_in_thread(
                 lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
@@ -437,7 +446,8 @@ class ToolRunner:
         else:
             outcome = self.invoke(bound, agent_id, call_id)
         if is_awaitable(outcome):  # awaited on an event loop of its own
-            outcome = block_on(lambda: await_tool(outcome, self.timeout))
+            left = _left(deadline)
+            outcome = block_on(lambda: await_tool(outcome, left))
         return outcome
 
     def finish(self, outcome: Any) -> ToolResult:
@@ -482,6 +492,16 @@ class ToolRunner:
         if formatter is not None:
             return _formatted(formatter, self.tool, error)
         return ToolResult.error(error_text(error))
+
+
+def _deadline(timeout: float | None) -> float | None:
+    """When a call with `timeout` must be over: the timeout bounds the whole call, not each step."""
+    return None if timeout is None else time.monotonic() + timeout
+
+
+def _left(deadline: float | None) -> float | None:
+    """The seconds left until `deadline` (None: no limit)."""
+    return None if deadline is None else max(deadline - time.monotonic(), 0.0)
 
 
 async def _bound_in_thread(

@@ -21,6 +21,7 @@ from typing import Any, Final, cast
 
 from ._formats import FORMAT_CHECKS
 from ._json import json_equal, json_key, ref_target
+from ._pattern import searcher
 from ._types import JsonSchema
 
 __all__ = [
@@ -105,7 +106,7 @@ def _compiled(compiler: _Compiler, schema: Any) -> Check | None:
     try:
         return compiler.compile(schema)
     except (_Unsupported, re.error, RecursionError):
-        return None  # a keyword only jsonschema knows, a pattern Python cannot read, absurd depth
+        return None  # a keyword only jsonschema knows, a pattern toolkit cannot run, absurd depth
 
 
 # ------------------------------------------------------------------ types
@@ -331,8 +332,8 @@ def _string_checks(schema: JsonSchema) -> Iterator[Check]:
     if low is not None or high is not None:
         yield _length_check(_is_string, low, high)
     if "pattern" in schema:
-        search = re.compile(schema["pattern"]).search
-        yield lambda value: not isinstance(value, str) or search(value) is not None
+        search = searcher(schema["pattern"])
+        yield lambda value: not isinstance(value, str) or search(value)
     reader = FORMAT_CHECKS.get(schema.get("format", ""))
     if reader is not None:
         yield lambda value: not isinstance(value, str) or _reads(reader, value)

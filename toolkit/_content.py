@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 __all__ = [
+    "IMAGE_TYPES",
+    "PART_TYPES",
     "Audio",
     "File",
     "Image",
@@ -55,7 +57,7 @@ _SIGNATURES: Final = (
     (4, b"ftypM4A", "audio/mp4"),
     (0, b"%PDF-", "application/pdf"),
 )
-_IMAGE_TYPES: Final = ("image/png", "image/jpeg", "image/gif", "image/webp")
+IMAGE_TYPES: Final = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _URL_SCHEMES: Final = ("http://", "https://", "data:", "gs://", "file://")
 
 
@@ -175,7 +177,7 @@ class Image(Record):
         data = _check_bytes("Image", data)
         if mime_type is None:
             mime_type = sniff(data)
-            if mime_type not in _IMAGE_TYPES:
+            if mime_type not in IMAGE_TYPES:
                 found = f" (they look like {mime_type})" if mime_type else ""
                 msg = f"Image.from_bytes: the bytes are not a PNG, JPEG, GIF or WebP image{found}. Pass mime_type= if they are an image in another format"
                 raise ContentError(msg)

@@ -13,13 +13,13 @@ short, whatever the size of what the model sent.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
 from typing import Any, Final
 
 from ._checker import Check, is_object, subschema_check, unique
 from ._formats import FORMAT_CHECKS
+from ._pattern import searcher
 from ._preview import json_kind, path_text, preview, printable
 from ._types import JsonSchema
 
@@ -72,11 +72,37 @@ def _validator_class() -> Any:
             "anyOf": _any_of_keyword,
             "items": _items_keyword,
             "additionalProperties": _additional_properties_keyword,
+            "pattern": _pattern_keyword,
+            "patternProperties": _pattern_properties_keyword,
         },
         type_checker=base.TYPE_CHECKER.redefine(
             "object", lambda checker, value: is_object(value)
         ),
     )
+
+
+def _pattern_keyword(
+    validator: Any, pattern: str, instance: Any, schema: Any
+) -> Iterator[Any]:
+    """`pattern` matched in linear time (`_pattern`), never by `re`, which can backtrack for ages."""
+    from jsonschema.exceptions import ValidationError
+
+    if isinstance(instance, str) and not searcher(pattern)(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties_keyword(
+    validator: Any, patterns: dict[str, Any], instance: Any, schema: Any
+) -> Iterator[Any]:
+    """`patternProperties`, its names matched as `pattern` is."""
+    if validator.is_type(instance, "object"):
+        for pattern, subschema in patterns.items():
+            search = searcher(pattern)
+            for key, value in instance.items():
+                if search(key):
+                    yield from validator.descend(
+                        value, subschema, path=key, schema_path=pattern
+                    )
 
 
 def _strings_only(reader: Callable[[str], object]) -> Callable[[object], bool]:
@@ -176,11 +202,11 @@ def _additional_properties_keyword(
 def _extra_keys(instance: dict[str, Any], schema: JsonSchema) -> Iterator[str]:
     """The keys of `instance` that neither `properties` nor `patternProperties` cover, in order."""
     known = schema.get("properties", {})
-    patterns = [re.compile(pattern) for pattern in schema.get("patternProperties", ())]
+    patterns = [searcher(pattern) for pattern in schema.get("patternProperties", ())]
     return (
         key
         for key in instance
-        if key not in known and not any(pattern.search(key) for pattern in patterns)
+        if key not in known and not any(search(key) for search in patterns)
     )
 
 

@@ -26,6 +26,8 @@ __all__ = [
     "check_given_schemas",
     "dangling_refs",
     "inline_root",
+    "looping_ref",
+    "pattern_problem",
     "property_schema",
     "referred_defs",
     "schema_of",
@@ -139,10 +141,93 @@ def dangling_refs(schema: Any) -> list[str]:
 
 def _resolves(root: Any, ref: str) -> bool:
     """Whether a local JSON Pointer `$ref` (`#/$defs/X`) names a schema inside `root`."""
+    return _target(root, ref) is not None
+
+
+def _target(root: Any, ref: str) -> Any:
+    """The schema inside `root` that a local JSON Pointer `$ref` names, or None."""
     try:
-        return isinstance(ref_target(root, ref), (dict, bool))
+        target = ref_target(root, ref)
     except LookupError:
-        return False
+        return None
+    return target if isinstance(target, (dict, bool)) else None
+
+
+_IN_PLACE: Final = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
+"""The keywords whose subschemas apply to the value itself, not to a part of it."""
+
+
+def looping_ref(schema: Any) -> str | None:
+    """A `$ref` that leads back to itself without going into a part of the value, or None.
+
+    `{"$ref": "#"}` at the root, or two definitions that refer to each
+    other through `anyOf`: checking a value against such a schema never
+    ends. So is, for Python's recursion, a chain of more than `_RAW_DEPTH`
+    subschemas that apply to the same value. A schema that recurses into
+    the value's parts (a tree) is fine. The walk is linear in the
+    schema's size and uses no recursion.
+    """
+    depth: dict[int, int] = {}  # a subschema walked -> the longest chain from it
+    for start in _dicts(schema):
+        if id(start) in depth:
+            continue
+        path: list[tuple[dict[str, Any], str, Any]] = []  # (node, its $ref, its steps)
+        on_path: set[int] = set()
+        node: dict[str, Any] | None = start
+        ref = ""
+        while True:
+            if node is not None:
+                path.append((node, ref, iter(_in_place(schema, node))))
+                on_path.add(id(node))
+                if len(path) > _RAW_DEPTH:
+                    return ref or "#"
+            top, top_ref, steps = path[-1]
+            step = next(steps, None)
+            if step is None:
+                path.pop()
+                on_path.discard(id(top))
+                below = [depth[id(item)] for _, item in _in_place(schema, top)]
+                depth[id(top)] = 1 + max(below, default=0)
+                if not path:
+                    break
+                node = None
+                continue
+            ref, child = step
+            if id(child) in on_path:
+                return ref or top_ref or "#"
+            known = depth.get(id(child))
+            if known is not None and len(path) + known > _RAW_DEPTH:
+                return ref or top_ref or "#"
+            node = None if known is not None else child
+    return None
+
+
+def _in_place(root: Any, node: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The subschemas that apply to the same value as `node`, each with the `$ref` that leads there ("" for none)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    ref = node.get("$ref")
+    if isinstance(ref, str) and isinstance(target := _target(root, ref), dict):
+        found.append((ref, target))
+    for key in _IN_PLACE:
+        value = node.get(key)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, dict):
+                found.append(("", item))
+    return found
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """Every dict in JSON data, walked without recursion."""
+    found: list[dict[str, Any]] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return found
 
 
 class SchemaBuilder:
@@ -416,6 +501,11 @@ def _constrain(schema: JsonSchema, node: nodes.TypeNode, meta: Param) -> list[st
     wanted = _constraints(meta)
     if not wanted:
         return []
+    if "pattern" in wanted:
+        problem = pattern_problem(wanted["pattern"])
+        if problem is not None:
+            msg = f"Param(pattern={wanted['pattern']!r}) {problem}"
+            raise ToolDefinitionError(msg)
     used: set[str] = set()
     _constrained(schema, wanted, used)
     return [name for name in wanted if name not in used]
@@ -512,6 +602,37 @@ def _check_schema(name: str, what: str, schema: dict[str, Any]) -> None:
     if dangling:
         msg = f"{what} of tool {name!r} refer{'' if verb == 'are' else 's'} to {', '.join(dangling)}, which is not inside the schema. Put the definition in the schema's $defs"
         raise ToolDefinitionError(msg)
+    for pattern in _patterns(schema):
+        problem = pattern_problem(pattern)
+        if problem is not None:
+            msg = f"{what} of tool {name!r}: the pattern {pattern!r} {problem}"
+            raise ToolDefinitionError(msg)
+    loop = looping_ref(schema)
+    if loop is not None:
+        msg = f"{what} of tool {name!r} {verb} endless: the $ref {loop!r} leads back to itself (or through more than {_RAW_DEPTH} others) without going into a part of the value, so checking a value would never end. Refer to a definition that describes a part (an item, a property), or remove the loop"
+        raise ToolDefinitionError(msg)
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why toolkit cannot check `pattern` (with the fix), or None when it can."""
+    from ._pattern import PatternError, searcher
+
+    try:
+        searcher(pattern)
+    except PatternError as error:
+        return f"cannot be checked in time linear in the text: {error}. Write it without that, or check the value in the tool's code"
+    return None
+
+
+def _patterns(schema: Any) -> list[str]:
+    """The patterns of a schema: each `pattern` and each name pattern of `patternProperties`."""
+    found: list[str] = []
+    for item in _dicts(schema):
+        if isinstance(item.get("pattern"), str):
+            found.append(item["pattern"])
+        if isinstance(item.get("patternProperties"), dict):
+            found.extend(item["patternProperties"])
+    return found
 
 
 def _nests_deeper(value: Any, limit: int) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 from toolkit._finding import Finding
@@ -97,9 +97,12 @@ def not_strict(
 
 
 def pair(
-    calls: Iterable[ToolCall], results: Iterable[ToolResult]
+    calls: Iterable[ToolCall],
+    results: Iterable[ToolResult],
+    api: str | None = None,
+    limits: Mapping[str, Mapping[str, int]] | None = None,
 ) -> list[tuple[ToolCall, ToolResult]]:
-    """Calls with their results, refusing a count that does not match."""
+    """Calls with their results, as they can go to `api` (`exportable`) when one is named; a count that does not match is refused."""
     calls, results = list(calls), list(results)
     if len(calls) != len(results):
         msg = f"Got {len(calls)} calls but {len(results)} results; every call needs exactly one result"
@@ -108,6 +111,10 @@ def pair(
         if not isinstance(call, ToolCall) or not isinstance(result, ToolResult):
             msg = f"Expected ToolCall and ToolResult pairs; got {call!r} and {result!r}"
             raise TypeError(msg)
+    if api is not None:
+        from ._parts import exportable
+
+        results = exportable(results, api, limits)
     return list(zip(calls, results, strict=True))
 
 

@@ -30,7 +30,7 @@ from toolkit._types import JsonSchema
 from toolkit._views import named
 
 from ._common import Source, as_tools, field, handler, items, not_strict, pair
-from ._parts import as_text, b64, over_limit, parts_of
+from ._parts import as_text, b64, parts_of
 from ._transform import (
     STRICT_FORMATS,
     STRICT_KEEP,
@@ -116,21 +116,16 @@ def results(
     return {
         "role": "user",
         "content": [
-            _tool_result(call, result, limits) for call, result in pair(calls, outcomes)
+            _tool_result(call, result)
+            for call, result in pair(calls, outcomes, "anthropic", limits)
         ],
     }
 
 
-def _tool_result(
-    call: ToolCall, result: ToolResult, limits: Mapping[str, Mapping[str, int]] | None
-) -> dict[str, Any]:
+def _tool_result(call: ToolCall, result: ToolResult) -> dict[str, Any]:
     content: Any = result.text
     if result.content:
-        refused = over_limit(result, "anthropic", limits)
-        if refused is not None:
-            result, content = refused, refused.text
-        else:
-            content = [_block(part) for part in parts_of(result)]
+        content = [_block(part) for part in parts_of(result)]
     return {
         "type": "tool_result",
         "tool_use_id": call.id,

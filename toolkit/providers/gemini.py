@@ -40,7 +40,7 @@ from ._common import (
     mint_id,
     pair,
 )
-from ._parts import as_text, b64, over_limit, parts_of
+from ._parts import as_text, b64, parts_of
 from ._transform import NULL, dropped_note, shown, strip_meta, with_notes
 
 __all__ = ["handle", "parse_calls", "results", "tools"]
@@ -140,8 +140,8 @@ def results(
     """
     parts: list[dict[str, Any]] = []
     siblings: list[dict[str, Any]] = []
-    for call, result in pair(calls, outcomes):
-        response, media = _with_media(call, result, limits)
+    for call, result in pair(calls, outcomes, "gemini", limits):
+        response, media = _with_media(call, result)
         if media and multimodal:
             response["parts"] = media
         elif media:
@@ -153,13 +153,9 @@ def results(
 
 
 def _with_media(
-    call: ToolCall, result: ToolResult, limits: Mapping[str, Mapping[str, int]] | None
+    call: ToolCall, result: ToolResult
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The `functionResponse` (without `parts`) and the media of one call."""
-    if result.content:
-        refused = over_limit(result, "gemini", limits)
-        if refused is not None:
-            result = refused
     if not result.content or result.is_error:
         return {"name": call.name, "response": _response(result)}, []
     texts: list[str] = []

@@ -42,7 +42,6 @@ from ._parts import (
     b64,
     data_url,
     image_url,
-    over_limit,
     parts_of,
 )
 from ._transform import (
@@ -154,8 +153,8 @@ def results(
     """
     messages: list[dict[str, Any]] = []
     attached: list[dict[str, Any]] = []
-    for call, result in pair(calls, outcomes):
-        text, media = _split(call, result, limits)
+    for call, result in pair(calls, outcomes, "openai", limits):
+        text, media = _split(call, result)
         messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
         attached += media
     if attached:
@@ -163,15 +162,10 @@ def results(
     return messages
 
 
-def _split(
-    call: ToolCall, result: ToolResult, limits: Mapping[str, Mapping[str, int]] | None
-) -> tuple[str, list[dict[str, Any]]]:
+def _split(call: ToolCall, result: ToolResult) -> tuple[str, list[dict[str, Any]]]:
     """The tool message's text, and the user-message parts of the call's media."""
     if not result.content:
         return result.text, []
-    refused = over_limit(result, "openai", limits)
-    if refused is not None:
-        return refused.text, []
     texts: list[str] = []
     media: list[dict[str, Any]] = []
     said: list[str] = []

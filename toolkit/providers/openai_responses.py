@@ -24,7 +24,7 @@ from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 
 from ._common import Source, as_tools, field, handler, items, pair
-from ._parts import as_text, data_url, image_url, over_limit, parts_of
+from ._parts import as_text, data_url, exportable, image_url, parts_of
 from .openai import function_definition, strict_problems
 
 __all__ = ["handle", "output", "parse_calls", "results", "strict_problems", "tools"]
@@ -79,21 +79,19 @@ def results(
         {
             "type": "function_call_output",
             "call_id": call.id,
-            "output": output(result, limits),
+            "output": output(result),
         }
-        for call, result in pair(calls, outcomes)
+        for call, result in pair(calls, outcomes, "openai", limits)
     ]
 
 
 def output(
     result: ToolResult, limits: Mapping[str, Mapping[str, int]] | None = None
 ) -> str | list[dict[str, Any]]:
-    """A result's `output`: its text, or its parts as Responses input items."""
+    """A result's `output`: its text, or its parts as Responses input items (see `exportable`)."""
+    (result,) = exportable([result], "openai", limits)
     if not result.content:
         return result.text
-    refused = over_limit(result, "openai", limits)
-    if refused is not None:
-        return refused.text
     return [_item(part) for part in parts_of(result)]
 
 

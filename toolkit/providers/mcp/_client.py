@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import math
 import shlex
 import threading
@@ -45,7 +46,7 @@ from toolkit._log import log_failure, log_warning, logger
 from toolkit._names import API_RULES, TOOL_NAMES, clashes, wire_name
 from toolkit._preview import preview
 from toolkit._results import ToolResult
-from toolkit._running import is_seconds, thread_waiting_here
+from toolkit._running import in_thread, is_seconds, thread_waiting_here
 from toolkit._tool import Tool
 
 from ._client_host import HostBridge
@@ -148,9 +149,11 @@ async def connect(
         host: Where the server's requests and notifications go: progress,
             log records, sampling, elicitation (see `Host`). Without one,
             the client declares no sampling or elicitation capability.
-        timeout: Seconds a call (and a listing) may take; then the call is
-            cancelled on the server (`notifications/cancelled`) and its
-            result is an error. None: no limit.
+        timeout: Seconds a call (and each request of a listing) may take;
+            then the call is cancelled on the server
+            (`notifications/cancelled`) and its result is an error. None: no
+            limit for calls; a whole listing takes at most
+            `Backoff.connect_seconds` either way.
         env: Environment variables for a stdio server, over the few that
             the SDK passes on (`HOME`, `PATH`, `USER`, ...).
         cwd: The working directory of a stdio server.
@@ -161,8 +164,11 @@ async def connect(
     Raises:
         ImportError: The `mcp` package is not installed.
         ValueError: The target or an option does not fit the transport.
-        ConnectionError: The server cannot be started or reached, or does
-            not answer the handshake; the message names it and says why.
+        ConnectionError: The server cannot be started or reached, does not
+            answer the handshake, or its tool list cannot be read; the
+            message names it and says why. A tool MCP does not allow, or
+            whose arguments toolkit cannot check, is left out with a
+            warning instead.
     """
     try:
         import mcp  # noqa: F401  # only to see that it is there
@@ -262,7 +268,7 @@ class _ServerAddress:
                 _say_when_stdout_is_not_mcp()
                 streams = stdio_client(params)
             read, write = await stack.enter_async_context(streams)
-            yield _Watched(read, on_end), write
+            yield _Watched(read, on_end, self.label), write
 
 
 _NOT_MCP: Final = (
@@ -330,12 +336,17 @@ class _Watched:
     """The transport's read stream, telling when it ends: the server is gone.
 
     The SDK notices the end only when a request fails; knowing it at once
-    lets the next call connect again instead of failing first.
+    lets the next call connect again instead of failing first. It also
+    leaves out of a `tools/list` result each tool that the SDK would refuse
+    (`_usable_tools`): the SDK checks the result as a whole, so that one bad
+    definition would make every tool of the server unusable.
     """
 
-    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+    def __init__(self, inner: Any, on_end: Callable[[], None], label: str) -> None:
         self._inner = inner
         self._on_end = on_end
+        self._label = label
+        self._version = _FALLBACK_VERSION
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -354,7 +365,7 @@ class _Watched:
         import anyio
 
         try:
-            return await self._inner.receive()
+            return self._read(await self._inner.receive())
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._on_end()
             raise StopAsyncIteration from None
@@ -363,10 +374,52 @@ class _Watched:
         import anyio
 
         try:
-            return await self._inner.receive()
+            return self._read(await self._inner.receive())
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._on_end()
             raise
+
+    def _read(self, item: Any) -> Any:
+        result = getattr(getattr(item, "message", None), "result", None)
+        if isinstance(result, dict):
+            version = result.get("protocolVersion")
+            if isinstance(version, str):  # the handshake's answer
+                self._version = version
+            tools = result.get("tools")
+            if isinstance(tools, list):
+                result["tools"] = _usable_tools(tools, self._version, self._label)
+        return item
+
+
+_FALLBACK_VERSION: Final = "2025-11-25"  # the SDK's own, before a version is agreed
+
+
+def _usable_tools(tools: list[Any], version: str, label: str) -> list[Any]:
+    """The listed tools that the SDK's check of `tools/list` accepts; a warning for each other.
+
+    An `inputSchema` without a `type` (which MCP asks for, and some servers
+    leave out) is taken as the object schema it describes.
+    """
+    from mcp_types.methods import validate_server_result
+
+    kept = []
+    for tool in tools:
+        schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+        if isinstance(schema, dict) and "type" not in schema:
+            tool = {**tool, "inputSchema": {"type": "object", **schema}}
+        try:
+            validate_server_result("tools/list", version, {"tools": [tool]})
+        except Exception as error:  # pydantic's ValidationError, an unknown version
+            name = tool.get("name") if isinstance(tool, dict) else None
+            log_warning(
+                "MCP server %r: the tool %r is left out: its definition is not one MCP allows: %s",
+                label,
+                name if isinstance(name, str) else "(no name)",
+                _cause(error).splitlines()[0],
+            )
+            continue
+        kept.append(tool)
+    return kept
 
 
 # ---------------------------------------------------------------- connections
@@ -446,7 +499,11 @@ class _Remote:
         except _Unavailable as error:
             msg = f'Cannot connect to MCP server "{self.label}": {error}'
             raise ConnectionError(msg) from None
-        await self._refresh_from(link)
+        try:
+            await self._refresh_from(link)
+        except Exception as error:  # whatever the server sent instead of its tools
+            msg = f'Cannot connect to MCP server "{self.label}": its tool list could not be read: {_cause(error)}'
+            raise ConnectionError(msg) from None
 
     async def close(self) -> None:
         self._closed = True
@@ -621,32 +678,37 @@ class _Remote:
             while True:
                 self._stale = False
                 listed = await self._list(link)
-                self._replace(listed)
+                # In a thread: checking a big schema must not hold up the loop.
+                made = await in_thread(
+                    functools.partial(self._tools, listed), None, None
+                )
+                self.toolset._assign(made)
                 if not self._stale:
                     return
         finally:
             self._refreshing = False
 
     async def _list(self, link: _Link) -> list[Any]:
+        """Every page of `tools/list`, within `Backoff.connect_seconds` whatever the timeout."""
+        import anyio
+
         assert link.client is not None  # a live link
         listed: list[Any] = []
         cursor: str | None = None
-        for _ in range(_LIST_PAGES):
-            page = await link.client.list_tools(cursor=cursor)
-            listed.extend(page.tools)
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        with anyio.move_on_after(BACKOFF.connect_seconds) as scope:
+            for _ in range(_LIST_PAGES):
+                page = await link.client.list_tools(cursor=cursor)
+                listed.extend(page.tools)
+                cursor = page.next_cursor
+                if cursor is None:
+                    break
+        if scope.cancelled_caught:
+            msg = f"no complete answer within {BACKOFF.connect_seconds:g} seconds"
+            raise TimeoutError(msg)
         return listed
 
-    def _replace(self, listed: list[Any]) -> None:
-        """Make the set hold the listed tools, in order; an unchanged tool stays the same object.
-
-        The sets composed from this one follow (`ToolSet._assign`).
-        """
-        self.toolset._assign(self._tools(listed))
-
     def _tools(self, listed: list[Any]) -> dict[str, Tool[Any, Any]]:
+        """The set's tools for the listed ones, in order; an unchanged tool stays the same object."""
         known, self._known = self._known, {}
         unique: dict[str, Any] = {}
         for definition in listed:
@@ -700,7 +762,7 @@ class _Remote:
         execute = self._executor(definition.name)
         try:
             made = _new_tool(name, definition, execute, options)
-        except ToolDefinitionError as error:
+        except Exception as error:  # a ToolDefinitionError, or a check that broke on it
             log_warning(
                 "MCP server %r: the tool %r is left out: %s",
                 self.label,
@@ -912,14 +974,8 @@ _HINTS: Final = (
 def _new_tool(
     name: str, definition: Any, execute: Any, options: dict[str, Any]
 ) -> Tool[Any, Any]:
-    """`Tool.new` from the remote definition; an output schema toolkit cannot use is dropped.
-
-    An `inputSchema` without a `type` (which MCP asks for, and some servers
-    leave out) is taken as the object schema it describes.
-    """
+    """`Tool.new` from the remote definition; an output schema toolkit cannot use is dropped."""
     parameters = definition.input_schema
-    if isinstance(parameters, dict) and "type" not in parameters:
-        parameters = {"type": "object", **parameters}
     output = definition.output_schema
     if output is not None:
         returns = output.get("description")

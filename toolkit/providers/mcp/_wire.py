@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
 
 from toolkit.providers._common import Source, as_tools, field, handler, mint_id, pair
-from toolkit.providers._parts import b64, parts_of
+from toolkit.providers._parts import b64, exportable, parts_of
 from toolkit.providers._transform import is_wrapped, wrap_output
 
 __all__ = [
@@ -180,6 +180,7 @@ def result(outcome: ToolResult, tool: Tool[Any, Any] | None = None) -> dict[str,
     schema alone says the form, no `structuredContent` is sent: the JSON
     text is in `content`.
     """
+    (outcome,) = exportable([outcome], "mcp")
     if tool is not None and tool.output_schema is not None and not outcome.is_error:
         return _structured_result(outcome, tool)
     out: dict[str, Any] = {
