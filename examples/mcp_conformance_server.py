@@ -127,7 +127,8 @@ def _describe_address(agent_id: str, call_id: str, args: dict[str, Any]) -> Tool
 
 
 # A schema written by hand (Tool.new) keeps every JSON Schema 2020-12 keyword
-# it has, `$schema` and a lower-case `$defs` name included, as the suite checks.
+# it has, `$schema`, a lower-case `$defs` name, `$anchor`, `allOf` and
+# `if`/`then`/`else` included, as the suite checks.
 tools.add(
     Tool.new(
         name="json_schema_2020_12_tool",
@@ -137,6 +138,7 @@ tools.add(
             "type": "object",
             "$defs": {
                 "address": {
+                    "$anchor": "addressDef",
                     "type": "object",
                     "properties": {
                         "street": {"type": "string"},
@@ -147,7 +149,17 @@ tools.add(
             "properties": {
                 "name": {"type": "string"},
                 "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"},
             },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {
+                "properties": {"contactMethod": {"const": "phone"}},
+                "required": ["contactMethod"],
+            },
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
             "additionalProperties": False,
         },
         execute_fn=_describe_address,

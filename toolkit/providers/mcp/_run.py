@@ -14,6 +14,7 @@ import ipaddress
 import logging
 import math
 import pathlib
+import secrets
 import signal
 import socket
 import sys
@@ -103,6 +104,9 @@ def serve(
     host, port = parse_address(http)
     check_exposure(host, options.get("auth"), no_auth)
     _check_workers(workers, options)
+    if workers > 1 and options.get("state_key") is None:
+        # One key for all the workers, so that each takes the rounds of the others.
+        options["state_key"] = secrets.token_hex(32)
     if workers > 1 and target is None:
         target = import_path(tools)
     listen = Listen(

@@ -11,13 +11,15 @@ import contextlib
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolkit._json import to_jsonable
 from toolkit._log import log_failure
 from toolkit._results import ToolResult, error_text, safe_text
 from toolkit._tool import Tool
 from toolkit.providers._common import mint_id
+
+from ._modern import DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL
 
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
@@ -43,12 +45,19 @@ def build_server(
     version: str = "",
     agent_id: str = "mcp",
     sse_poll: float | None = None,
+    cache_ttl: float = DEFAULT_CACHE_TTL,
+    cache_scope: Literal["public", "private"] = DEFAULT_CACHE_SCOPE,
+    state_key: str | bytes | None = None,
 ) -> Any:
     """An `mcp` low-level `Server` that lists and calls the tools of `toolset`.
 
     `name` and `version` are the `serverInfo` that clients are told. With
     `sse_poll`, a call's event stream is ended every `sse_poll` seconds while
     its tool runs, where the transport lets it (a client that can resume).
+    `cache_ttl` (seconds) and `cache_scope` are the caching hints of
+    `tools/list` for 2026-07-28 clients; `state_key` (32 bytes or more,
+    shared by every worker) seals the `requestState` of input-required
+    results (default: a key of this process only). See `_modern`.
 
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
@@ -63,11 +72,14 @@ def build_server(
     from mcp_types import INVALID_PARAMS
 
     from ._host import McpHost, on_set_level
-    from ._wire import tools
+    from ._modern import cache_hints, is_modern, listed, protect_state
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
-            tools=[types.Tool.model_validate(item) for item in tools(toolset)]
+            tools=[
+                types.Tool.model_validate(item)
+                for item in listed(toolset, is_modern(ctx))
+            ]
         )
 
     async def on_call_tool(ctx: Any, params: Any) -> Any:
@@ -89,11 +101,16 @@ def build_server(
             )
         if host.pending:  # 2026-07-28: a question that the client answers first
             return host.input_required()
-        return _call_tool_result(types, params.name, outcome, tool)
+        return _call_tool_result(types, params.name, outcome, tool, is_modern(ctx))
 
     server = Server(
-        name, version=version, on_list_tools=on_list_tools, on_call_tool=on_call_tool
+        name,
+        version=version,
+        cache_hints=cache_hints(cache_ttl, cache_scope),  # type: ignore[arg-type]
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
     )
+    protect_state(server, name, state_key)
     # Registered here rather than as on_set_logging_level, which the SDK warns
     # about (the logging capability is deprecated from 2026-07-28); the handler
     # also makes the server declare the logging capability.
@@ -148,7 +165,11 @@ async def _poll(close: Any, seconds: float, request: Any) -> None:
 
 
 def _call_tool_result(
-    types: Any, name: str, outcome: ToolResult, tool: Tool[Any, Any] | None
+    types: Any,
+    name: str,
+    outcome: ToolResult,
+    tool: Tool[Any, Any] | None,
+    modern: bool = False,
 ) -> Any:
     """The SDK's `CallToolResult`; a result it cannot carry is an `isError` result.
 
@@ -156,12 +177,16 @@ def _call_tool_result(
     is not JSON (a cycle, an object, nesting deeper than the SDK serialises):
     the client gets an error result, not a JSON-RPC error.
     """
+    from ._modern import unwrapped
     from ._wire import result
 
     try:
         if not outcome.is_error and outcome.structured is not None:
             to_jsonable(outcome.structured)
-        return types.CallToolResult.model_validate(result(outcome, tool))
+        made = result(outcome, tool)
+        if modern:
+            made = unwrapped(made, outcome, tool)
+        return types.CallToolResult.model_validate(made)
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # this call's failure, not the session's

@@ -1,0 +1,206 @@
+"""What MCP 2026-07-28 clients get beyond 2025-11-25: schemas and values as they are, caching hints, sealed request state.
+
+The oracle is the official SDK's client (`mcp.client.Client`), connected in
+memory to `build_server` in either protocol generation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import mcp.types as types
+import pytest
+from mcp.client import Client
+from mcp.shared.exceptions import MCPError
+
+from toolkit import Context, Tool, ToolSet
+from toolkit.providers.mcp import build_server
+
+tools = ToolSet()
+
+
+@tools.tool
+def count(word: str) -> int:
+    """How many letters a word has."""
+    return len(word)
+
+
+@tools.tool
+def point() -> dict[str, int]:
+    """A point."""
+    return {"x": 1, "y": 2}
+
+
+SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {"address": {"$anchor": "addressDef", "type": "object"}},
+    "properties": {
+        "address": {"$ref": "#/$defs/address"},
+        "method": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"method": {"const": "phone"}}, "required": ["method"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
+tools.add(
+    Tool.new(
+        name="contact",
+        description="Contact someone.",
+        parameters=SCHEMA,
+        execute_fn=lambda agent_id, call_id, args: "ok",
+    )
+)
+
+
+@tools.tool
+async def ask_name(ctx: Context) -> str:
+    """Ask the user's name."""
+    answer = await ctx.elicit(
+        "Your name?", {"type": "object", "properties": {"name": {"type": "string"}}}
+    )
+    return f"Hello, {(answer.data or {}).get('name')}!"
+
+
+VERSIONS = {"legacy": "2025-11-25", "2026-07-28": "2026-07-28"}
+
+
+@contextlib.asynccontextmanager
+async def connect(
+    mode: str, server: Any = None, **options: Any
+) -> AsyncIterator[Client]:
+    async def elicitation(context: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "Ann"})
+
+    async with Client(
+        server or build_server(tools),
+        mode=mode,
+        elicitation_callback=elicitation,
+        **options,
+    ) as client:
+        assert client.protocol_version == VERSIONS[mode]
+        yield client
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, 60))
+
+
+@pytest.mark.parametrize("mode", list(VERSIONS))
+def test_tools_are_listed_in_registration_order_with_every_schema_keyword(
+    mode: str,
+) -> None:
+    async def main() -> types.ListToolsResult:
+        async with connect(mode) as client:
+            return await client.list_tools()
+
+    listed = run(main())
+    assert [tool.name for tool in listed.tools] == [tool.name for tool in tools]
+    contact = next(tool for tool in listed.tools if tool.name == "contact")
+    assert contact.input_schema == SCHEMA
+
+
+def test_2026_clients_get_output_schemas_and_values_unwrapped() -> None:
+    async def main(mode: str) -> tuple[Any, Any, Any]:
+        async with connect(mode) as client:
+            listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+            counted = await client.call_tool("count", {"word": "four"})
+            pointed = await client.call_tool("point", {})
+            return listed, counted.structured_content, pointed.structured_content
+
+    listed, counted, pointed = run(main("2026-07-28"))
+    assert listed["count"].output_schema["type"] == "integer"
+    assert counted == 4
+    assert pointed == {"x": 1, "y": 2}
+    listed, counted, pointed = run(main("legacy"))
+    assert listed["count"].output_schema["properties"]["result"]["type"] == "integer"
+    assert counted == {"result": 4}
+    assert pointed == {"x": 1, "y": 2}
+
+
+def test_tools_list_carries_caching_hints_for_2026_clients() -> None:
+    async def main(server: Any) -> types.ListToolsResult:
+        async with connect("2026-07-28", server) as client:
+            return await client.list_tools()
+
+    listed = run(main(build_server(tools)))
+    assert (listed.ttl_ms, listed.cache_scope) == (60_000, "public")
+    listed = run(main(build_server(tools, cache_ttl=0, cache_scope="private")))
+    assert (listed.ttl_ms, listed.cache_scope) == (0, "private")
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("cache_ttl", -1), ("cache_scope", "shared"), ("state_key", "short")],
+)
+def test_bad_options_are_refused(option: str, value: Any) -> None:
+    with pytest.raises(ValueError, match=option.replace("_", " ").split()[-1]):
+        build_server(tools, **{option: value})
+
+
+KEY = "k" * 32
+
+
+async def first_round(client: Client) -> Any:
+    return await client.session.call_tool("ask_name", {}, allow_input_required=True)
+
+
+def answered(result: Any) -> dict[str, Any]:
+    return {
+        key: types.ElicitResult(action="accept", content={"name": "Ann"})
+        for key in result.input_requests
+    }
+
+
+def test_request_state_made_by_one_worker_is_taken_by_another_sharing_the_key() -> None:
+    async def main() -> str:
+        async with connect("2026-07-28", build_server(tools, state_key=KEY)) as one:
+            asked = await first_round(one)
+        async with connect("2026-07-28", build_server(tools, state_key=KEY)) as other:
+            done = await other.session.call_tool(
+                "ask_name",
+                {},
+                input_responses=answered(asked),
+                request_state=asked.request_state,
+                allow_input_required=True,
+            )
+        assert isinstance(done, types.CallToolResult)
+        return "".join(
+            block.text for block in done.content if isinstance(block, types.TextContent)
+        )
+
+    assert run(main()) == "Hello, Ann!"
+
+
+@pytest.mark.parametrize("how", ["tampered", "other key", "other call"])
+def test_a_tampered_or_foreign_request_state_is_refused(how: str) -> None:
+    async def main() -> MCPError:
+        async with connect("2026-07-28", build_server(tools, state_key=KEY)) as one:
+            asked = await first_round(one)
+        state = asked.request_state
+        assert isinstance(state, str)
+        assert state
+        if how == "tampered":
+            state = state[:-2] + ("AA" if not state.endswith("AA") else "BB")
+        server = build_server(tools, state_key="o" * 32 if how == "other key" else KEY)
+        arguments = {"extra": 1} if how == "other call" else {}
+        async with connect("2026-07-28", server) as other:
+            with pytest.raises(MCPError) as caught:
+                await other.session.call_tool(
+                    "ask_name",
+                    arguments,
+                    input_responses=answered(asked),
+                    request_state=state,
+                    allow_input_required=True,
+                )
+        return caught.value
+
+    error = run(main())
+    assert error.error.code == -32602
