@@ -314,3 +314,120 @@ async def test_reconnection() -> str:
     """
     await asyncio.sleep(RECONNECTION_SECONDS)
     return "Reconnection test completed"
+
+
+# ---------------------------------------------------------------- 2026-07-28
+#
+# A client of protocol 2026-07-28 is asked in the call's result: the tool
+# stops at a question, the call answers with it (`inputRequests`, under the
+# `key` the tool gives it, and a sealed `requestState`), and the client calls
+# again with the answer. Clients of 2025-11-25 are asked over the session.
+
+NAME_FORM = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}},
+    "required": ["name"],
+}
+CONFIRM_FORM = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+}
+
+
+async def _name(ctx: Context, key: str, message: str = "What is your name?") -> str:
+    answer = await ctx.elicit(message, NAME_FORM, key=key)
+    return str((answer.data or {}).get("name", "friend"))
+
+
+@tools.tool
+async def test_input_required_result_elicitation(ctx: Context) -> str:
+    """Ask the user's name (question `user_name`) and greet them."""
+    return f"Hello, {await _name(ctx, 'user_name')}!"
+
+
+@tools.tool
+async def test_input_required_result_sampling(ctx: Context) -> str:
+    """Ask the client's model a question (`capital_question`)."""
+    text = await ctx.sample(
+        "What is the capital of France?", max_tokens=100, key="capital_question"
+    )
+    return f"Sampling result: {text}"
+
+
+@tools.tool
+async def test_input_required_result_list_roots(ctx: Context) -> str:
+    """Ask the client for its roots (`client_roots`)."""
+    roots = await ctx.roots(key="client_roots")
+    return f"Found {len(roots)} root(s)"
+
+
+@tools.tool
+async def test_input_required_result_request_state(ctx: Context) -> str:
+    """Ask for a confirmation (`confirm`); the answers so far travel in the sealed requestState."""
+    answer = await ctx.elicit("Please confirm", CONFIRM_FORM, key="confirm")
+    return f"state-ok: requestState validated (action={answer.action})"
+
+
+@tools.tool
+async def test_input_required_result_multiple_inputs(ctx: Context) -> str:
+    """Ask three questions in one round: awaited together, they are asked together."""
+    name, greeting, roots = await asyncio.gather(
+        _name(ctx, "user_name"),
+        ctx.sample("Generate a greeting", max_tokens=50, key="greeting"),
+        ctx.roots(key="client_roots"),
+    )
+    return f"Name: {name}; Greeting: {greeting}; Roots: {len(roots)}"
+
+
+@tools.tool
+async def test_input_required_result_multi_round(ctx: Context) -> str:
+    """Ask two questions one after the other: two rounds."""
+    name = await _name(ctx, "step1", "Step 1: What is your name?")
+    answer = await ctx.elicit(
+        "Step 2: What is your favorite color?",
+        {
+            "type": "object",
+            "properties": {"color": {"type": "string"}},
+            "required": ["color"],
+        },
+        key="step2",
+    )
+    return (
+        f"Multi-round complete for {name} who likes {(answer.data or {}).get('color')}"
+    )
+
+
+@tools.tool
+async def test_input_required_result_tampered_state(ctx: Context) -> str:
+    """Ask for a confirmation; a requestState changed by the client is refused (-32602)."""
+    await ctx.elicit("Please confirm", CONFIRM_FORM, key="confirm")
+    return "integrity-ok: state verified"
+
+
+@tools.tool
+async def test_input_required_result_capabilities(ctx: Context) -> str:
+    """Ask only the client's model, so that a client with sampling alone can answer."""
+    await ctx.sample("Sample request", max_tokens=50, key="sample_input")
+    return "capabilities-ok: received sample_input"
+
+
+@tools.tool
+async def test_missing_capability(ctx: Context) -> str:
+    """Sample: a 2026-07-28 client that did not declare sampling gets error -32021 (HTTP 400)."""
+    await ctx.sample("Say something", max_tokens=20)
+    return "Success"
+
+
+@tools.tool
+async def test_streaming_elicitation(ctx: Context) -> str:
+    """Elicit: a 2026-07-28 client is asked in the result, never by a request on the stream."""
+    await ctx.elicit("Please confirm", CONFIRM_FORM, key="confirm")
+    return "Streaming complete"
+
+
+@tools.tool
+async def test_logging_tool(ctx: Context) -> str:
+    """Log a record: a 2026-07-28 client gets it only when its request asked for a log level."""
+    await ctx.log("info", "Diagnostic trace logging activated")
+    return "Logging evaluated"

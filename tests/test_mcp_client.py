@@ -72,8 +72,10 @@ async def call(tools: ToolSet, name: str, args: Any = None) -> ToolResult:
 
 def test_each_remote_tool_is_a_tool_with_the_servers_definition() -> None:
     from tests import mcp_client_tools
+    from toolkit.providers.mcp._modern import listed
 
-    served = {item["name"]: item for item in mcp.tools(mcp_client_tools.tools)}
+    # The client speaks 2026-07-28: the definitions as a 2026-07-28 server lists them.
+    served = {item["name"]: item for item in listed(mcp_client_tools.tools, True)}
 
     async def main() -> None:
         async with mcp.connect(SERVE) as tools:
@@ -112,8 +114,9 @@ def test_results_carry_text_parts_structured_and_errors() -> None:
     async def main() -> None:
         async with mcp.connect(SERVE) as tools:
             assert await call(tools, "echo", {"text": "hi"}) == ToolResult("hi")
+            # a 2026-07-28 server sends a value that is not an object as it is
             assert await call(tools, "add", {"a": 2, "b": 3}) == ToolResult(
-                "5", structured={"result": 5}
+                "5", structured=5
             )
             assert await call(tools, "point", {"x": 1, "y": 2}) == ToolResult(
                 '{"x":1,"y":2}', structured={"x": 1, "y": 2}
@@ -439,7 +442,7 @@ def test_http_server_calls_and_a_restart() -> None:
                 with server_again as server:
                     # the old server is gone and a new one answers: the call is sent again
                     assert await call(tools, "pid") == ToolResult(
-                        str(server.pid), structured={"result": server.pid}
+                        str(server.pid), structured=server.pid
                     )
 
     run(main)

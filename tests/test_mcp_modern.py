@@ -204,3 +204,90 @@ def test_a_tampered_or_foreign_request_state_is_refused(how: str) -> None:
 
     error = run(main())
     assert error.error.code == -32602
+
+
+questions = ToolSet()
+
+
+@questions.tool
+async def survey(ctx: Context) -> str:
+    """Three questions in one round, then one more."""
+    form = {"type": "object", "properties": {"name": {"type": "string"}}}
+    name, text, roots = await asyncio.gather(
+        ctx.elicit("Your name?", form, key="user_name"),
+        ctx.sample("Say hi", max_tokens=10, key="greeting"),
+        ctx.roots(key="client_roots"),
+    )
+    again = await ctx.elicit("Your name, again?", form, key="user_name")
+    return f"{(name.data or {}).get('name')} {text} {roots} {(again.data or {}).get('name')}"
+
+
+class Answers:
+    def __init__(self) -> None:
+        self.rounds: list[set[str]] = []
+
+    async def elicitation(self, context: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "Ann"})
+
+    async def sampling(self, context: Any, params: Any) -> types.CreateMessageResult:
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text="hi"),
+            model="test",
+        )
+
+    async def roots(self, context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(
+            roots=[types.Root.model_validate({"uri": "file:///work"})]
+        )
+
+
+@pytest.mark.parametrize("mode", list(VERSIONS))
+def test_named_questions_several_in_a_round_and_roots(mode: str) -> None:
+    """The tool's keys name the questions; awaited together, they are asked in one round."""
+    answers = Answers()
+
+    async def main() -> tuple[str, list[set[str]]]:
+        rounds: list[set[str]] = []
+        done: Any = None
+        async with Client(
+            build_server(questions),
+            mode=mode,
+            elicitation_callback=answers.elicitation,
+            sampling_callback=answers.sampling,
+            list_roots_callback=answers.roots,
+        ) as client:
+            if mode == "legacy":
+                done = await client.call_tool("survey", {})
+            else:
+                state = None
+                responses: dict[str, Any] = {}
+                while True:
+                    done = await client.session.call_tool(
+                        "survey",
+                        {},
+                        input_responses=responses or None,
+                        request_state=state,
+                        allow_input_required=True,
+                    )
+                    if isinstance(done, types.CallToolResult):
+                        break
+                    rounds.append(set(done.input_requests))
+                    state = done.request_state
+                    responses = {
+                        "user_name": await answers.elicitation(None, None),
+                        "greeting": await answers.sampling(None, None),
+                        "client_roots": await answers.roots(None),
+                        "user_name-1": await answers.elicitation(None, None),
+                    }
+                    responses = {key: responses[key] for key in done.input_requests}
+        assert isinstance(done, types.CallToolResult)
+        text = "".join(
+            block.text for block in done.content if isinstance(block, types.TextContent)
+        )
+        return text, rounds
+
+    text, rounds = run(main())
+    assert text == "Ann hi ['file:///work'] Ann"
+    if mode != "legacy":
+        assert rounds == [{"user_name", "greeting", "client_roots"}, {"user_name-1"}]

@@ -99,6 +99,8 @@ def build_server(
             outcome = ToolResult.error(
                 f'Tool "{params.name}" was stopped: its client left before the answer.'
             )
+        if host.missing is not None:  # 2026-07-28: a question the client cannot take
+            raise host.missing_capability()
         if host.pending:  # 2026-07-28: a question that the client answers first
             return host.input_required()
         return _call_tool_result(types, params.name, outcome, tool, is_modern(ctx))
