@@ -22,12 +22,13 @@ import asyncio
 import dataclasses
 import struct
 import zlib
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from toolkit import (
     Audio,
     Context,
     Image,
+    Param,
     Resource,
     Tool,
     ToolError,
@@ -431,3 +432,14 @@ async def test_logging_tool(ctx: Context) -> str:
     """Log a record: a 2026-07-28 client gets it only when its request asked for a log level."""
     await ctx.log("info", "Diagnostic trace logging activated")
     return "Logging evaluated"
+
+
+@tools.tool
+def test_header_parameter(region: Annotated[str, Param(header="Region")]) -> str:
+    """Answer for a region that 2026-07-28 clients also send as the `Mcp-Param-Region` header.
+
+    Args:
+        region: The region, mirrored into the header; the server refuses a
+            call whose header and argument differ.
+    """
+    return f"Region: {region}"

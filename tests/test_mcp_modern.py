@@ -9,14 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
 import mcp.types as types
 import pytest
 from mcp.client import Client
 from mcp.shared.exceptions import MCPError
 
-from toolkit import Context, Tool, ToolSet
+from toolkit import Context, Param, Tool, ToolSet
 from toolkit.providers.mcp import build_server
 
 tools = ToolSet()
@@ -291,3 +291,105 @@ def test_named_questions_several_in_a_round_and_roots(mode: str) -> None:
     assert text == "Ann hi ['file:///work'] Ann"
     if mode != "legacy":
         assert rounds == [{"user_name", "greeting", "client_roots"}, {"user_name-1"}]
+
+
+# ---------------------------------------------------------------- header parameters
+
+routed = ToolSet()
+
+
+@routed.tool
+def weather(region: Annotated[str, Param(header="Region")], day: int = 0) -> str:
+    """The weather of a region.
+
+    Args:
+        region: Where.
+        day: Days from today.
+    """
+    return f"sunny in {region}"
+
+
+def test_a_header_parameter_is_marked_for_clients() -> None:
+    assert (
+        routed["weather"].parameters["properties"]["region"]["x-mcp-header"] == "Region"
+    )
+
+
+@pytest.mark.parametrize(
+    ("annotation", "problem"),
+    [
+        ("Annotated[str, Param(header='Bad Name')]", "not an HTTP header name"),
+        ("Annotated[list[str], Param(header='Region')]", "needs a str, int or bool"),
+    ],
+)
+def test_a_header_on_a_wrong_name_or_type_is_a_definition_error(
+    annotation: str, problem: str
+) -> None:
+    from toolkit import ToolDefinitionError
+
+    scope: dict[str, Any] = {"Annotated": Annotated, "Param": Param}
+    exec(f"def f(region: {annotation}) -> str:\n    return ''", scope)
+    with pytest.raises(ToolDefinitionError, match=problem):
+        ToolSet().tool(scope["f"])
+
+
+def _call(region: str, header: str | None) -> tuple[dict[str, Any], dict[str, str]]:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "weather",
+            "arguments": {"region": region},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "weather",
+    }
+    if header is not None:
+        headers["mcp-param-region"] = header
+    return body, headers
+
+
+@pytest.mark.parametrize(
+    ("region", "header", "accepted"),
+    [
+        ("eu-west", "eu-west", True),
+        ("zürich", "=?base64?esO8cmljaA==?=", True),
+        ("eu-west", "us-east", False),
+        ("eu-west", None, False),
+        ("eu-west", "=?base64?not base64!?=", False),
+    ],
+)
+def test_the_server_checks_the_header_against_the_argument(
+    region: str, header: str | None, accepted: bool
+) -> None:
+    import httpx2
+
+    from tests.test_mcp_http import served
+    from toolkit.providers import mcp
+
+    async def main() -> tuple[int, dict[str, Any]]:
+        async with (
+            served(mcp.asgi_app(routed, json_response=True)) as base,
+            httpx2.AsyncClient(timeout=60) as client,
+        ):
+            body, headers = _call(region, header)
+            reply = await client.post(base + "/mcp", json=body, headers=headers)
+            return reply.status_code, reply.json()
+
+    status, answer = run(main())
+    if accepted:
+        assert status == 200
+        assert answer["result"]["content"][0]["text"] == f"sunny in {region}"
+    else:
+        assert status == 400
+        assert answer["error"]["code"] == -32020

@@ -105,9 +105,15 @@ def build_server(
             return host.input_required()
         return _call_tool_result(types, params.name, outcome, tool, is_modern(ctx))
 
+    def input_schema(tool_name: str) -> Any:
+        """What the transport checks a call's `Mcp-Param-*` headers against."""
+        tool = toolset.get(tool_name)
+        return tool.parameters if tool is not None else None
+
     server = Server(
         name,
         version=version,
+        get_tool_input_schema=input_schema,
         cache_hints=cache_hints(cache_ttl, cache_scope),  # type: ignore[arg-type]
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
