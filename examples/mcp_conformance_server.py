@@ -443,3 +443,82 @@ def test_header_parameter(region: Annotated[str, Param(header="Region")]) -> str
             call whose header and argument differ.
     """
     return f"Region: {region}"
+
+
+# ---------------------------------------------------------------- tasks
+#
+# A tool declared `task=...` becomes a task (the io.modelcontextprotocol/tasks
+# extension) for a client that declared the extension, once it works for
+# longer than a moment: the call answers with the task, and the client
+# follows it with tasks/get, answers its questions with tasks/update and can
+# stop it with tasks/cancel.
+
+
+@tools.tool
+def greet(name: str) -> str:
+    """Greet someone; never a task.
+
+    Args:
+        name: Who to greet.
+    """
+    return f"Hello, {name}!"
+
+
+@tools.tool(task="optional")
+async def slow_compute(seconds: float, label: str = "") -> str:
+    """Work for a while, as a task for clients that take tasks.
+
+    Args:
+        seconds: How long to work.
+        label: A name for the work.
+    """
+    await asyncio.sleep(seconds)
+    return f"Computed {label or 'result'} in {seconds:g}s"
+
+
+@tools.tool(task="required")
+async def failing_job() -> str:
+    """Work for a second, then fail with an error result; only as a task."""
+    await asyncio.sleep(1)
+    message = "The job failed, as it always does"
+    raise ToolError(message)
+
+
+@tools.tool(task="optional")
+async def protocol_error_job(ctx: Context) -> str:
+    """Ask the client for its roots after a moment: a client without the roots capability fails the task."""
+    await asyncio.sleep(0.5)
+    roots = await ctx.roots()
+    return f"{len(roots)} roots"
+
+
+@tools.tool(task="optional")
+async def confirm_delete(ctx: Context, filename: str = "example.txt") -> str:
+    """Ask the user to confirm a deletion, once the task has started.
+
+    Args:
+        filename: What to delete.
+    """
+    await asyncio.sleep(0.5)
+    answer = await ctx.elicit(f"Delete {filename}?", CONFIRM_FORM, key="confirm")
+    confirmed = answer.accepted and bool((answer.data or {}).get("ok"))
+    return f"{'Deleted' if confirmed else 'Kept'} {filename}"
+
+
+@tools.tool(task="optional")
+async def multi_input(ctx: Context) -> str:
+    """Ask two questions at once, once the task has started."""
+    await asyncio.sleep(0.5)
+    first, second = await asyncio.gather(
+        _name(ctx, "first_name", "Your first name?"),
+        _name(ctx, "last_name", "Your last name?"),
+    )
+    return f"Hello, {first} {second}!"
+
+
+@tools.tool(task="required")
+async def test_tool_with_task(ctx: Context) -> str:
+    """Ask the user's name in the call, then work on as a task."""
+    name = await _name(ctx, "user_name")
+    await asyncio.sleep(1)
+    return f"Task done for {name}"

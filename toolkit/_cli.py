@@ -450,6 +450,12 @@ def _serve_command(commands: _Commands) -> None:
         f"(default: {DEFAULT_CACHE_TTL:g}; 0 for a set that changes)",
     )
     flag(
+        "--task-store",
+        metavar="URL",
+        help="where tasks live, redis://HOST:PORT/N, so that every worker and replica "
+        "answers for them (default: in this process)",
+    )
+    flag(
         "--state-key-env",
         metavar="VAR",
         help="the environment variable holding the key (32 bytes or more) that seals "
@@ -481,6 +487,7 @@ _HTTP_FLAGS: Final[dict[str, Any]] = {
     "no_resume": False,
     "cache_ttl": None,
     "state_key_env": None,
+    "task_store": None,
 }
 
 
@@ -514,6 +521,8 @@ def _serve(options: argparse.Namespace) -> int:
             extra["sse_poll"] = options.sse_poll
         if options.cache_ttl is not None:
             extra["cache_ttl"] = options.cache_ttl
+        if options.task_store is not None:
+            extra["task_store"] = options.task_store
         if options.state_key_env is not None:
             extra["state_key"] = _secret("--state-key-env", options.state_key_env)
     try:

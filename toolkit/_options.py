@@ -9,7 +9,7 @@ Defaults live on `Tool` itself, as class attributes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ._exceptions import ToolDefinitionError
 
@@ -37,6 +37,10 @@ class ToolOptions(TypedDict, total=False):
         destructive: MCP hint: the tool may destroy data.
         idempotent: MCP hint: repeating a call has no further effect.
         open_world: MCP hint: the tool reaches outside systems.
+        task: Over MCP, run as a task (the `io.modelcontextprotocol/tasks`
+            extension) for clients that negotiated it: `"optional"` runs
+            synchronously for other clients, `"required"` refuses them
+            (default: None, never a task).
     """
 
     widget: Widget | None
@@ -48,6 +52,7 @@ class ToolOptions(TypedDict, total=False):
     destructive: bool | None
     idempotent: bool | None
     open_world: bool | None
+    task: Literal["optional", "required"] | None
 
 
 class NewOptions(ToolOptions, total=False):

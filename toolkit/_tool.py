@@ -18,6 +18,7 @@ from typing import (
     Concatenate,
     Final,
     Generic,
+    Literal,
     ParamSpec,
     Protocol,
     TypeGuard,
@@ -168,6 +169,8 @@ class Tool(Generic[P, R]):
         destructive: MCP hint: the tool may destroy data.
         idempotent: MCP hint: repeating a call has no further effect.
         open_world: MCP hint: the tool reaches outside systems.
+        task: `"optional"` or `"required"`: over MCP, a task for clients
+            that negotiated the tasks extension; None: never a task.
         remote_name: For a tool of an MCP server (`mcp.connect`), the name
             the server knows it by, which its `tools/call` requests carry;
             None for a local tool. It differs from `name` when the server's
@@ -194,6 +197,7 @@ class Tool(Generic[P, R]):
     destructive: bool | None = None
     idempotent: bool | None = None
     open_world: bool | None = None
+    task: Literal["optional", "required"] | None = None
     remote_name: str | None = None
     _runner: ToolRunner
     _views: dict[str, Any]
@@ -212,6 +216,9 @@ class Tool(Generic[P, R]):
         state.update(options, name=check_name(name), description=description)
         state["parameters"] = parameters
         state["timeout"] = _check_timeout(self.timeout, name)
+        if self.task not in (None, "optional", "required"):
+            msg = f'task of tool {name!r} is {self.task!r}. Pass "optional", "required" or None'
+            raise ToolDefinitionError(msg)
         state["_views"] = {}  # the views providers keep with it (`_views.kept_view`)
         self._use(ToolRunner(self, execute_fn=execute_fn))
 

@@ -114,7 +114,10 @@ def asgi_app(
             `cache_ttl` and `cache_scope`, the caching hints of `tools/list`;
             `state_key`, the key (32 bytes or more) that seals the
             `requestState` of input-required results, the same for every
-            worker or replica that may take a call's next round.
+            worker or replica that may take a call's next round;
+            `task_store` (a `TaskStore`, or `"redis://HOST:PORT/N"`) and
+            `task_ttl`, where the tasks of tools declared `task=...` live
+            and for how long.
 
     Raises:
         ImportError: The `mcp` package is not installed.

@@ -97,6 +97,8 @@ class McpHost:
         """Questions that the client must answer before the call can finish (2026-07-28)."""
         self.missing: Any = None
         """The client capability a question needed and the client lacks (2026-07-28)."""
+        self.task: Any = None
+        """Once the call became a task (`_tasks`): where its questions go; its request is over."""
         if self._modern:
             self._answers = _decode_state(getattr(params, "request_state", None))
             for key, response in (
@@ -113,14 +115,15 @@ class McpHost:
         total: float | None,
         message: str | None,
     ) -> None:
-        """`notifications/progress`, when the client sent a progress token."""
-        await self._ctx.session.report_progress(progress, total, message)
+        """`notifications/progress`, when the client sent a progress token (and the call is not a task)."""
+        if self.task is None:
+            await self._ctx.session.report_progress(progress, total, message)
 
     async def log(
         self, context: Context[Any], level: str, message: str, data: dict[str, Any]
     ) -> None:
-        """`notifications/message`, if the client wants records of this level."""
-        if not self._wants(level):
+        """`notifications/message`, if the client wants records of this level (and the call is not a task)."""
+        if self.task is not None or not self._wants(level):
             return
         import mcp.types as types
 
@@ -225,8 +228,13 @@ class McpHost:
         """
         result_type, capability, name, what = _question(kind)
         self._check_client(context, capability, name, what)
+        if (
+            self.task is not None
+        ):  # the question waits in the task (tasks/update answers it)
+            answer = await self.task.ask(self._key(kind, request, key), request)
+            return result_type.model_validate(answer)
         if self._modern:
-            answer = self._answer_or_ask(kind, request, key)
+            answer = self._answer_or_ask(self._key(kind, request, key), request)
             return result_type.model_validate(answer)
         return await self._send(context, request, result_type)
 
@@ -277,8 +285,8 @@ class McpHost:
             )
             raise ToolError(msg) from None
 
-    def _answer_or_ask(self, kind: str, request: Any, name: str | None) -> Any:
-        """The client's answer to `request`, or `InputRequired` after noting the question (2026-07-28)."""
+    def _key(self, kind: str, request: Any, name: str | None) -> str:
+        """The key a question is asked and answered under: the tool's `name` for it, else one made from it."""
         named = name is not None
         if name is None:
             body = request.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -289,7 +297,10 @@ class McpHost:
         seen = self._asked.get(name, 0)
         self._asked[name] = seen + 1
         # A question the tool named is asked under its name; asked again, under NAME-1, ...
-        key = name if named and not seen else f"{name}-{seen}"
+        return name if named and not seen else f"{name}-{seen}"
+
+    def _answer_or_ask(self, key: str, request: Any) -> Any:
+        """The client's answer to `request`, or `InputRequired` after noting the question (2026-07-28)."""
         if key in self._answers:
             return self._answers[key]
         self.pending[key] = request

@@ -20,6 +20,7 @@ from toolkit._tool import Tool
 from toolkit.providers._common import mint_id
 
 from ._modern import DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL
+from ._tasks import DEFAULT_TASK_TTL
 
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
@@ -48,6 +49,8 @@ def build_server(
     cache_ttl: float = DEFAULT_CACHE_TTL,
     cache_scope: Literal["public", "private"] = DEFAULT_CACHE_SCOPE,
     state_key: str | bytes | None = None,
+    task_store: Any = None,
+    task_ttl: float = DEFAULT_TASK_TTL,
 ) -> Any:
     """An `mcp` low-level `Server` that lists and calls the tools of `toolset`.
 
@@ -58,6 +61,8 @@ def build_server(
     `tools/list` for 2026-07-28 clients; `state_key` (32 bytes or more,
     shared by every worker) seals the `requestState` of input-required
     results (default: a key of this process only). See `_modern`.
+    `task_store` (a `TaskStore`; default, in memory) keeps the tasks of the
+    tools declared `task=...`, each for `task_ttl` seconds. See `_tasks`.
 
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
@@ -73,6 +78,9 @@ def build_server(
 
     from ._host import McpHost, on_set_level
     from ._modern import cache_hints, is_modern, listed, protect_state
+    from ._tasks import Tasks
+
+    tasks = Tasks(task_store, ttl=task_ttl)
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
@@ -93,17 +101,26 @@ def build_server(
         call = toolset.aexecute(
             agent_id, call_id, params.name, params.arguments or {}, host=host
         )
+
+        def finish(outcome: ToolResult) -> Any:
+            if (
+                host.missing is not None
+            ):  # 2026-07-28: a question the client cannot take
+                raise host.missing_capability()
+            if host.pending:  # 2026-07-28: a question that the client answers first
+                return host.input_required()
+            return _call_tool_result(types, params.name, outcome, tool, is_modern(ctx))
+
+        if tool.task is not None and tasks.negotiated(ctx):
+            return await tasks.call(host, call, finish)
+        tasks.check_required(tool, call)
         close = getattr(ctx, "close_sse_stream", None) if sse_poll else None
         outcome = await _run_call(call, close, sse_poll)
         if outcome is None:
             outcome = ToolResult.error(
                 f'Tool "{params.name}" was stopped: its client left before the answer.'
             )
-        if host.missing is not None:  # 2026-07-28: a question the client cannot take
-            raise host.missing_capability()
-        if host.pending:  # 2026-07-28: a question that the client answers first
-            return host.input_required()
-        return _call_tool_result(types, params.name, outcome, tool, is_modern(ctx))
+        return finish(outcome)
 
     def input_schema(tool_name: str) -> Any:
         """What the transport checks a call's `Mcp-Param-*` headers against."""
@@ -114,11 +131,13 @@ def build_server(
         name,
         version=version,
         get_tool_input_schema=input_schema,
+        lifespan=tasks.lifespan,
         cache_hints=cache_hints(cache_ttl, cache_scope),  # type: ignore[arg-type]
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
     protect_state(server, name, state_key)
+    tasks.register(server)
     # Registered here rather than as on_set_logging_level, which the SDK warns
     # about (the logging capability is deprecated from 2026-07-28); the handler
     # also makes the server declare the logging capability.
