@@ -61,6 +61,21 @@ async def confirm(ctx: Context) -> str:
     return f"ok={(answer.data or {}).get('ok')}"
 
 
+@tools.tool(task="optional")
+async def needs_roots(ctx: Context) -> str:
+    """Ask for the client's roots once the task has started."""
+    await asyncio.sleep(0.5)
+    return str(await ctx.roots())
+
+
+@tools.tool(task="optional")
+async def breaks() -> str:
+    """Fail after a moment."""
+    await asyncio.sleep(0.5)
+    message = "out of paper"
+    raise ValueError(message)
+
+
 def _meta(extension: bool) -> dict[str, Any]:
     caps: dict[str, Any] = {"elicitation": {}}
     if extension:
@@ -355,3 +370,21 @@ def test_a_task_option_other_than_optional_or_required_is_a_definition_error() -
 def test_workers_without_a_shared_task_store_are_refused() -> None:
     with pytest.raises(ValueError, match="--task-store redis://"):
         mcp.serve(tools, "127.0.0.1:8999", workers=2, stateless=True)
+
+
+def test_a_tool_error_completes_and_a_protocol_error_fails_the_task() -> None:
+    """A tool that raised completed with an error result; a question the client cannot take failed it."""
+
+    async def main() -> None:
+        async with peers(app()) as (peer,):
+            created = await peer.result("tools/call", name="breaks", arguments={})
+            done = await peer.until(created["taskId"], "completed", "failed")
+            assert done["status"] == "completed"
+            assert done["result"]["isError"] is True
+            created = await peer.result("tools/call", name="needs_roots", arguments={})
+            failed = await peer.until(created["taskId"], "completed", "failed")
+            assert failed["status"] == "failed"
+            assert "result" not in failed
+            assert failed["error"]["code"] == -32021
+
+    run(main())

@@ -40,7 +40,7 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from toolkit._results import ToolResult
+from toolkit._results import error_text
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -382,10 +382,7 @@ def _error(error: Exception) -> dict[str, Any]:
     """A JSON-RPC error object for a task that failed."""
     from mcp_types import INTERNAL_ERROR
 
-    data = getattr(error, "error", None)
+    data = getattr(error, "error", None)  # an MCPError carries its JSON-RPC error
     if data is not None and hasattr(data, "code"):
         return _dump(data)  # type: ignore[no-any-return]
-    return {
-        "code": INTERNAL_ERROR,
-        "message": ToolResult.error(str(error)).text or "failed",
-    }
+    return {"code": INTERNAL_ERROR, "message": error_text(error)}
