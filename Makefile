@@ -45,10 +45,17 @@ pytest: $(STAMP)
 # The official MCP conformance suite against `toolkit serve` over HTTP, then its
 # client scenarios against examples/mcp_conformance_client.py; fails on a failure
 # that .ci/conformance-expected-failures.yml does not list (see .ci/conformance
-# and .ci/conformance-client).
+# and .ci/conformance-client). Then the same with the suite's 0.2.0 release
+# (MCP 2026-07-28 and the tasks extension), against its own baseline.
+CONFORMANCE_NEXT ?= 0.2.0-alpha.12
+
 conformance: $(STAMP)
 	PYTHON=$(BIN)/python bash .ci/conformance
 	PYTHON=$(BIN)/python bash .ci/conformance-client
+	MCP_CONFORMANCE_VERSION=$(CONFORMANCE_NEXT) PYTHON=$(BIN)/python bash .ci/conformance \
+		examples/mcp_conformance_server.py .ci/conformance-expected-failures-0.2.yml
+	MCP_CONFORMANCE_VERSION=$(CONFORMANCE_NEXT) PYTHON=$(BIN)/python bash .ci/conformance-client \
+		examples/mcp_conformance_client.py .ci/conformance-expected-failures-0.2.yml
 
 # The documentation site, built into site/. --strict turns every warning
 # (a broken link, a page missing from the nav, an unknown reference) into a failure.

@@ -76,6 +76,38 @@ async def elicitation_defaults(url: str) -> None:
         _expect_ok(await tools.aexecute("conformance", "1", name, {}))
 
 
+async def schema_echo(url: str) -> None:
+    """Send the schema of `json_schema_2020_12_tool` back through `json_schema_echo`, as it came."""
+    async with mcp.connect(url) as tools:
+        schema = tools["json_schema_2020_12_tool"].parameters
+        result = await tools.aexecute(
+            "conformance", "1", "json_schema_echo", {"schema": schema}
+        )
+        _expect_ok(result)
+
+
+class ConfirmingHost:
+    """A host whose user confirms every question."""
+
+    async def elicit(
+        self, context: Context, message: str, schema: dict[str, Any]
+    ) -> Elicited[dict[str, Any]]:
+        return Elicited("accept", {"confirmed": True})
+
+
+async def request_state(url: str) -> None:
+    """Call each tool that answers with input-required results; the client answers and retries.
+
+    The suite checks the requests (the state echoed, never sent where it
+    was not given, no retry of a result without `resultType`); a result
+    the SDK's client cannot read is an error result here, not a failure.
+    """
+    async with mcp.connect(url, host=ConfirmingHost()) as tools:
+        for name in tools.names:
+            result = await tools.aexecute("conformance", "1", name, {})
+            print(f"{name}: {result.text}", file=sys.stderr)
+
+
 async def authorized(url: str) -> None:
     """Connect through OAuth, list the tools, call the first one."""
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
@@ -284,6 +316,10 @@ SCENARIOS = {
     "tools_call": tools_call,
     "sse-retry": sse_retry,
     "elicitation-sep1034-client-defaults": elicitation_defaults,
+    "request-metadata": initialize,
+    "json-schema-ref-no-deref": initialize,
+    "json-schema-2020-12-preservation": schema_echo,
+    "sep-2322-client-request-state": request_state,
 }
 
 

@@ -22,12 +22,13 @@ import asyncio
 import dataclasses
 import struct
 import zlib
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from toolkit import (
     Audio,
     Context,
     Image,
+    Param,
     Resource,
     Tool,
     ToolError,
@@ -127,7 +128,8 @@ def _describe_address(agent_id: str, call_id: str, args: dict[str, Any]) -> Tool
 
 
 # A schema written by hand (Tool.new) keeps every JSON Schema 2020-12 keyword
-# it has, `$schema` and a lower-case `$defs` name included, as the suite checks.
+# it has, `$schema`, a lower-case `$defs` name, `$anchor`, `allOf` and
+# `if`/`then`/`else` included, as the suite checks.
 tools.add(
     Tool.new(
         name="json_schema_2020_12_tool",
@@ -137,6 +139,7 @@ tools.add(
             "type": "object",
             "$defs": {
                 "address": {
+                    "$anchor": "addressDef",
                     "type": "object",
                     "properties": {
                         "street": {"type": "string"},
@@ -147,7 +150,17 @@ tools.add(
             "properties": {
                 "name": {"type": "string"},
                 "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"},
             },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {
+                "properties": {"contactMethod": {"const": "phone"}},
+                "required": ["contactMethod"],
+            },
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
             "additionalProperties": False,
         },
         execute_fn=_describe_address,
@@ -302,3 +315,210 @@ async def test_reconnection() -> str:
     """
     await asyncio.sleep(RECONNECTION_SECONDS)
     return "Reconnection test completed"
+
+
+# ---------------------------------------------------------------- 2026-07-28
+#
+# A client of protocol 2026-07-28 is asked in the call's result: the tool
+# stops at a question, the call answers with it (`inputRequests`, under the
+# `key` the tool gives it, and a sealed `requestState`), and the client calls
+# again with the answer. Clients of 2025-11-25 are asked over the session.
+
+NAME_FORM = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}},
+    "required": ["name"],
+}
+CONFIRM_FORM = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+}
+
+
+async def _name(ctx: Context, key: str, message: str = "What is your name?") -> str:
+    answer = await ctx.elicit(message, NAME_FORM, key=key)
+    return str((answer.data or {}).get("name", "friend"))
+
+
+@tools.tool
+async def test_input_required_result_elicitation(ctx: Context) -> str:
+    """Ask the user's name (question `user_name`) and greet them."""
+    return f"Hello, {await _name(ctx, 'user_name')}!"
+
+
+@tools.tool
+async def test_input_required_result_sampling(ctx: Context) -> str:
+    """Ask the client's model a question (`capital_question`)."""
+    text = await ctx.sample(
+        "What is the capital of France?", max_tokens=100, key="capital_question"
+    )
+    return f"Sampling result: {text}"
+
+
+@tools.tool
+async def test_input_required_result_list_roots(ctx: Context) -> str:
+    """Ask the client for its roots (`client_roots`)."""
+    roots = await ctx.roots(key="client_roots")
+    return f"Found {len(roots)} root(s)"
+
+
+@tools.tool
+async def test_input_required_result_request_state(ctx: Context) -> str:
+    """Ask for a confirmation (`confirm`); the answers so far travel in the sealed requestState."""
+    answer = await ctx.elicit("Please confirm", CONFIRM_FORM, key="confirm")
+    return f"state-ok: requestState validated (action={answer.action})"
+
+
+@tools.tool
+async def test_input_required_result_multiple_inputs(ctx: Context) -> str:
+    """Ask three questions in one round: awaited together, they are asked together."""
+    name, greeting, roots = await asyncio.gather(
+        _name(ctx, "user_name"),
+        ctx.sample("Generate a greeting", max_tokens=50, key="greeting"),
+        ctx.roots(key="client_roots"),
+    )
+    return f"Name: {name}; Greeting: {greeting}; Roots: {len(roots)}"
+
+
+@tools.tool
+async def test_input_required_result_multi_round(ctx: Context) -> str:
+    """Ask two questions one after the other: two rounds."""
+    name = await _name(ctx, "step1", "Step 1: What is your name?")
+    answer = await ctx.elicit(
+        "Step 2: What is your favorite color?",
+        {
+            "type": "object",
+            "properties": {"color": {"type": "string"}},
+            "required": ["color"],
+        },
+        key="step2",
+    )
+    return (
+        f"Multi-round complete for {name} who likes {(answer.data or {}).get('color')}"
+    )
+
+
+@tools.tool
+async def test_input_required_result_tampered_state(ctx: Context) -> str:
+    """Ask for a confirmation; a requestState changed by the client is refused (-32602)."""
+    await ctx.elicit("Please confirm", CONFIRM_FORM, key="confirm")
+    return "integrity-ok: state verified"
+
+
+@tools.tool
+async def test_input_required_result_capabilities(ctx: Context) -> str:
+    """Ask only the client's model, so that a client with sampling alone can answer."""
+    await ctx.sample("Sample request", max_tokens=50, key="sample_input")
+    return "capabilities-ok: received sample_input"
+
+
+@tools.tool
+async def test_missing_capability(ctx: Context) -> str:
+    """Sample: a 2026-07-28 client that did not declare sampling gets error -32021 (HTTP 400)."""
+    await ctx.sample("Say something", max_tokens=20)
+    return "Success"
+
+
+@tools.tool
+async def test_streaming_elicitation(ctx: Context) -> str:
+    """Elicit: a 2026-07-28 client is asked in the result, never by a request on the stream."""
+    await ctx.elicit("Please confirm", CONFIRM_FORM, key="confirm")
+    return "Streaming complete"
+
+
+@tools.tool
+async def test_logging_tool(ctx: Context) -> str:
+    """Log a record: a 2026-07-28 client gets it only when its request asked for a log level."""
+    await ctx.log("info", "Diagnostic trace logging activated")
+    return "Logging evaluated"
+
+
+@tools.tool
+def test_header_parameter(region: Annotated[str, Param(header="Region")]) -> str:
+    """Answer for a region that 2026-07-28 clients also send as the `Mcp-Param-Region` header.
+
+    Args:
+        region: The region, mirrored into the header; the server refuses a
+            call whose header and argument differ.
+    """
+    return f"Region: {region}"
+
+
+# ---------------------------------------------------------------- tasks
+#
+# A tool declared `task=...` becomes a task (the io.modelcontextprotocol/tasks
+# extension) for a client that declared the extension, once it works for
+# longer than a moment: the call answers with the task, and the client
+# follows it with tasks/get, answers its questions with tasks/update and can
+# stop it with tasks/cancel.
+
+
+@tools.tool
+def greet(name: str) -> str:
+    """Greet someone; never a task.
+
+    Args:
+        name: Who to greet.
+    """
+    return f"Hello, {name}!"
+
+
+@tools.tool(task="optional")
+async def slow_compute(seconds: float, label: str = "") -> str:
+    """Work for a while, as a task for clients that take tasks.
+
+    Args:
+        seconds: How long to work.
+        label: A name for the work.
+    """
+    await asyncio.sleep(seconds)
+    return f"Computed {label or 'result'} in {seconds:g}s"
+
+
+@tools.tool(task="required")
+async def failing_job() -> str:
+    """Work for a second, then fail with an error result; only as a task."""
+    await asyncio.sleep(1)
+    message = "The job failed, as it always does"
+    raise ToolError(message)
+
+
+@tools.tool(task="optional")
+async def protocol_error_job(ctx: Context) -> str:
+    """Ask the client for its roots after a moment: a client without the roots capability fails the task."""
+    await asyncio.sleep(0.5)
+    roots = await ctx.roots()
+    return f"{len(roots)} roots"
+
+
+@tools.tool(task="optional")
+async def confirm_delete(ctx: Context, filename: str = "example.txt") -> str:
+    """Ask the user to confirm a deletion, once the task has started.
+
+    Args:
+        filename: What to delete.
+    """
+    await asyncio.sleep(0.5)
+    answer = await ctx.elicit(f"Delete {filename}?", CONFIRM_FORM, key="confirm")
+    confirmed = answer.accepted and bool((answer.data or {}).get("ok"))
+    return f"{'Deleted' if confirmed else 'Kept'} {filename}"
+
+
+@tools.tool(task="optional")
+async def multi_input(ctx: Context) -> str:
+    """Ask two questions at once, once the task has started."""
+    await asyncio.sleep(0.5)
+    first, second = await asyncio.gather(
+        _name(ctx, "first_name", "Your first name?"),
+        _name(ctx, "last_name", "Your last name?"),
+    )
+    return f"Hello, {first} {second}!"
+
+
+@tools.tool(task="required")
+async def test_tool_with_task(ctx: Context) -> str:
+    """Ask the user's name in the call, then work on as a task."""
+    name = await _name(ctx, "user_name")
+    await asyncio.sleep(1)
+    return f"Task done for {name}"

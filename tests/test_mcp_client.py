@@ -73,8 +73,10 @@ async def call(tools: ToolSet, name: str, args: Any = None) -> ToolResult:
 
 def test_each_remote_tool_is_a_tool_with_the_servers_definition() -> None:
     from tests import mcp_client_tools
+    from toolkit.providers.mcp._modern import listed
 
-    served = {item["name"]: item for item in mcp.tools(mcp_client_tools.tools)}
+    # The client speaks 2026-07-28: the definitions as a 2026-07-28 server lists them.
+    served = {item["name"]: item for item in listed(mcp_client_tools.tools, True)}
 
     async def main() -> None:
         async with mcp.connect(SERVE) as tools:
@@ -113,8 +115,9 @@ def test_results_carry_text_parts_structured_and_errors() -> None:
     async def main() -> None:
         async with mcp.connect(SERVE) as tools:
             assert await call(tools, "echo", {"text": "hi"}) == ToolResult("hi")
+            # a 2026-07-28 server sends a value that is not an object as it is
             assert await call(tools, "add", {"a": 2, "b": 3}) == ToolResult(
-                "5", structured={"result": 5}
+                "5", structured=5
             )
             assert await call(tools, "point", {"x": 1, "y": 2}) == ToolResult(
                 '{"x":1,"y":2}', structured={"x": 1, "y": 2}
@@ -440,7 +443,7 @@ def test_http_server_calls_and_a_restart() -> None:
                 with server_again as server:
                     # the old server is gone and a new one answers: the call is sent again
                     assert await call(tools, "pid") == ToolResult(
-                        str(server.pid), structured={"result": server.pid}
+                        str(server.pid), structured=server.pid
                     )
 
     run(main)
@@ -938,7 +941,14 @@ def test_an_input_schema_without_a_type_is_an_object_schema() -> None:
     from toolkit.providers.mcp._client import _new_tool, _usable_tools
 
     (listed,) = _usable_tools(
-        [{"name": "find", "inputSchema": {"properties": {"q": {"type": "string"}}}}],
+        {
+            "tools": [
+                {
+                    "name": "find",
+                    "inputSchema": {"properties": {"q": {"type": "string"}}},
+                }
+            ]
+        },
         "2025-11-25",
         "server",
     )

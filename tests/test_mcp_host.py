@@ -312,12 +312,28 @@ def test_2026_reruns_the_tool_once_per_question() -> None:
     assert probe.runs["ask"] == 3
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_client_without_the_capabilities_gets_an_error_result(mode: str) -> None:
-    """No sampling capability: the tool's error result says so."""
+def test_a_2026_client_without_the_capabilities_gets_the_missing_capability_error() -> (
+    None
+):
+    """2026-07-28: no sampling capability is JSON-RPC error -32021 naming the capability."""
+    from mcp.shared.exceptions import MCPError
+
+    async def main() -> MCPError:
+        async with connect("2026-07-28", capable=False) as client:
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool("ask", {})
+            return caught.value
+
+    error = run(main())
+    assert error.error.code == -32021
+    assert error.error.data == {"requiredCapabilities": {"sampling": {}}}
+
+
+def test_a_legacy_client_without_the_capabilities_gets_an_error_result() -> None:
+    """Up to 2025-11-25: no sampling capability: the tool's error result says so."""
 
     async def main() -> types.CallToolResult:
-        async with connect(mode, capable=False) as client:
+        async with connect("legacy", capable=False) as client:
             return await client.call_tool("ask", {})
 
     result = run(main())

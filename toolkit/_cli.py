@@ -361,6 +361,7 @@ def _serve_command(commands: _Commands) -> None:
     )
     from .providers.mcp import _app as app
     from .providers.mcp import _run as run
+    from .providers.mcp._modern import DEFAULT_CACHE_TTL
 
     serve.add_argument(
         "--http",
@@ -478,6 +479,25 @@ def _serve_command(commands: _Commands) -> None:
         action="store_true",
         help="keep no events for clients that reconnect with Last-Event-ID",
     )
+    flag(
+        "--cache-ttl",
+        type=float,
+        metavar="SECONDS",
+        help="how long 2026-07-28 clients may keep the tools list "
+        f"(default: {DEFAULT_CACHE_TTL:g}; 0 for a set that changes)",
+    )
+    flag(
+        "--task-store",
+        metavar="URL",
+        help="where tasks live, redis://HOST:PORT/N, so that every worker and replica "
+        "answers for them (default: in this process)",
+    )
+    flag(
+        "--state-key-env",
+        metavar="VAR",
+        help="the environment variable holding the key (32 bytes or more) that seals "
+        "input-required results' requestState; give every worker and replica the same",
+    )
 
 
 def _size(text: str) -> int:
@@ -503,6 +523,9 @@ _HTTP_FLAGS: Final[dict[str, Any]] = {
     "max_connections": None,
     "sse_poll": None,
     "no_resume": False,
+    "cache_ttl": None,
+    "state_key_env": None,
+    "task_store": None,
 }
 
 
@@ -536,6 +559,12 @@ def _serve(options: argparse.Namespace) -> int:
         }
         if options.sse_poll is not None:
             extra["sse_poll"] = options.sse_poll
+        if options.cache_ttl is not None:
+            extra["cache_ttl"] = options.cache_ttl
+        if options.task_store is not None:
+            extra["task_store"] = options.task_store
+        if options.state_key_env is not None:
+            extra["state_key"] = _secret("--state-key-env", options.state_key_env)
     try:
         serve(
             options.target,
@@ -553,9 +582,13 @@ def _serve(options: argparse.Namespace) -> int:
 def _token(variable: str | None) -> str | None:
     if variable is None:
         return None
+    return _secret("--auth-token-env", variable)
+
+
+def _secret(flag: str, variable: str) -> str:
     value = os.environ.get(variable, "")
     if not value:
-        msg = f"--auth-token-env {variable}: the environment variable {variable} is not set, or empty"
+        msg = f"{flag} {variable}: the environment variable {variable} is not set, or empty"
         raise TargetError(msg)
     return value
 

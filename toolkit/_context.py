@@ -143,6 +143,7 @@ class Context(Record, Generic[DepsT]):
         system: str | None = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         temperature: float | None = None,
+        key: str | None = None,
     ) -> str:
         """A completion from the host's model.
 
@@ -152,6 +153,10 @@ class Context(Record, Generic[DepsT]):
             system: The system prompt, if any.
             max_tokens: The most tokens the completion may have.
             temperature: The sampling temperature, or None for the host's.
+            key: The name of the question for hosts that ask it in the
+                call's result and take the answer with the next call (an
+                MCP server and its 2026-07-28 clients: the `inputRequests`
+                key); default, a name made from the question.
 
         Returns:
             The text of the completion.
@@ -172,6 +177,7 @@ class Context(Record, Generic[DepsT]):
             system=system,
             max_tokens=max_tokens,
             temperature=temperature,
+            **_named(key),
         )
         if not isinstance(text, str):
             msg = f"The host answered the request for a completion with {type(text).__name__}, not text."
@@ -180,13 +186,17 @@ class Context(Record, Generic[DepsT]):
 
     @overload
     async def elicit(
-        self, message: str, schema: dict[str, Any]
+        self, message: str, schema: dict[str, Any], *, key: str | None = None
     ) -> Elicited[dict[str, Any]]: ...
 
     @overload
-    async def elicit(self, message: str, schema: type[T]) -> Elicited[T]: ...
+    async def elicit(
+        self, message: str, schema: type[T], *, key: str | None = None
+    ) -> Elicited[T]: ...
 
-    async def elicit(self, message: str, schema: Any) -> Elicited[Any]:
+    async def elicit(
+        self, message: str, schema: Any, *, key: str | None = None
+    ) -> Elicited[Any]:
         """Ask the user a question, with a form for the answer.
 
         Args:
@@ -196,6 +206,7 @@ class Context(Record, Generic[DepsT]):
                 text, or lists of those choices (with defaults), or a JSON
                 Schema dict in MCP's elicitation subset. An Enum whose
                 members have a `title` (str) is sent as titled choices.
+            key: The name of the question, as for `sample`.
 
         Returns:
             `Elicited(action, data)`: with `"accept"`, `data` is an instance
@@ -218,6 +229,7 @@ class Context(Record, Generic[DepsT]):
             "ask the user",
             message,
             form.copy_schema(),
+            **_named(key),
         )
         if not isinstance(answer, Elicited):
             msg = f"The host answered the question with {type(answer).__name__}, not an Elicited."
@@ -225,6 +237,23 @@ class Context(Record, Generic[DepsT]):
         if answer.action != "accept":
             return Elicited(answer.action)
         return Elicited("accept", form.read(answer.data))
+
+    async def roots(self, *, key: str | None = None) -> list[str]:
+        """The URIs of the roots the host works in (an MCP client's `roots/list`).
+
+        Args:
+            key: The name of the question, as for `sample`.
+
+        Raises:
+            ToolError: The host cannot say, or failed to.
+        """
+        found = await self._ask(
+            "roots", "list the host's roots", "list its roots", **_named(key)
+        )
+        if not isinstance(found, list) or not all(isinstance(u, str) for u in found):
+            msg = f"The host answered the request for its roots with {type(found).__name__}, not a list of URIs."
+            raise ToolError(msg)
+        return list(found)
 
     async def _ask(
         self, name: str, needs: str, failing: str, *args: Any, **kwargs: Any
@@ -263,6 +292,16 @@ class Context(Record, Generic[DepsT]):
         completion or an answer.
         """
         return SyncContext(self)
+
+
+def _named(key: str | None) -> dict[str, str]:
+    """The `key` argument for a host, when the tool named its question (hosts that ask in the result take it)."""
+    if key is None:
+        return {}
+    if not isinstance(key, str) or not key:
+        msg = f"key must be a non-empty string, not {key!r}"
+        raise ValueError(msg)
+    return {"key": key}
 
 
 class SyncContext:

@@ -144,6 +144,14 @@ class Host(Protocol):
         """Ask the user `message`; `schema` is the JSON Schema of the answer's `data`."""
         ...
 
+    async def roots(self, context: Context[Any]) -> list[str]:
+        """The URIs of the roots the host works in.
+
+        `sample`, `elicit` and `roots` get `key=` too when the tool named
+        its question (a host that asks in the call's result names it so).
+        """
+        ...
+
 
 class InputRequired(ToolError):
     """A host that cannot wait for an answer during the call asks for it in its result.

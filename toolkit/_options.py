@@ -9,7 +9,7 @@ Defaults live on `Tool` itself, as class attributes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ._exceptions import ToolDefinitionError
 
@@ -54,6 +54,10 @@ class ToolOptions(TypedDict, total=False):
             growing wait with jitter; only for `idempotent=True` tools
             (default: 0).
         retry_on: The exception classes that are worth a retry (default: ()).
+        task: Over MCP, run as a task (the `io.modelcontextprotocol/tasks`
+            extension) for clients that negotiated it: `"optional"` runs
+            synchronously for other clients, `"required"` refuses them
+            (default: None, never a task).
     """
 
     widget: Widget | None
@@ -70,6 +74,7 @@ class ToolOptions(TypedDict, total=False):
     rate: str | Rate | None
     retries: int
     retry_on: tuple[type[BaseException], ...]
+    task: Literal["optional", "required"] | None
 
 
 class NewOptions(ToolOptions, total=False):

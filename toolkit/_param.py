@@ -51,9 +51,21 @@ class Param(Record):
         pattern: A regular expression that strings must match (`pattern`).
         format: A JSON Schema `format`, for example `"email"`.
         deprecated: Marks the parameter deprecated (`deprecated: true`).
+        header: For a top-level string, integer or boolean parameter: MCP
+            clients of protocol 2026-07-28 mirror its value into the HTTP
+            header `Mcp-Param-{header}` (`x-mcp-header`), so that proxies
+            route on it without reading the body; the server refuses a call
+            whose header and argument differ.
     """
 
-    __match_args__ = ("description", "title", "examples", *CONSTRAINTS, "deprecated")
+    __match_args__ = (
+        "description",
+        "title",
+        "examples",
+        *CONSTRAINTS,
+        "deprecated",
+        "header",
+    )
     __slots__ = __match_args__
     description: str | None
     title: str | None
@@ -68,6 +80,7 @@ class Param(Record):
     pattern: str | None
     format: str | None
     deprecated: bool | None
+    header: str | None
 
     def __init__(  # one keyword per JSON Schema keyword
         self,
@@ -85,10 +98,11 @@ class Param(Record):
         pattern: str | None = None,
         format: str | None = None,  # the JSON Schema keyword
         deprecated: bool | None = None,
+        header: str | None = None,
     ) -> None:
         values = (
             *(description, title, examples, ge, gt, le, lt, multiple_of),
-            *(min_length, max_length, pattern, format, deprecated),
+            *(min_length, max_length, pattern, format, deprecated, header),
         )  # in the order of __match_args__
         for name, value in zip(self.__match_args__, values, strict=True):
             object.__setattr__(self, name, value)

@@ -481,7 +481,24 @@ def _with_meta(schema: JsonSchema, node: nodes.TypeNode) -> JsonSchema:
         schema["examples"] = [to_jsonable(example) for example in meta.examples]
     if meta.deprecated:
         schema["deprecated"] = True
+    if meta.header is not None:
+        schema["x-mcp-header"] = _header(meta.header, schema)
     return schema
+
+
+_HEADER_TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""An HTTP header name's characters (RFC 9110 `token`)."""
+
+
+def _header(name: object, schema: JsonSchema) -> str:
+    """The `x-mcp-header` of a parameter, checked: a header name, on a value a header carries."""
+    if not isinstance(name, str) or not _HEADER_TOKEN.fullmatch(name):
+        msg = f"Param(header={name!r}) is not an HTTP header name. Use letters, digits and '-', for example header=\"Region\""
+        raise ToolDefinitionError(msg)
+    if schema.get("type") not in ("string", "integer", "boolean"):
+        msg = f"Param(header={name!r}) needs a str, int or bool parameter (MCP clients mirror only those into headers). Remove it, or put it on such a parameter"
+        raise ToolDefinitionError(msg)
+    return name
 
 
 def _constraints(meta: Param) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import (
     Concatenate,
     Final,
     Generic,
+    Literal,
     ParamSpec,
     Protocol,
     TypeVar,
@@ -155,6 +156,8 @@ class Tool(Generic[P, R]):
             tools only).
         retry_on: Exception classes worth a retry, besides
             `ToolError(..., retry=True)`.
+        task: `"optional"` or `"required"`: over MCP, a task for clients
+            that negotiated the tasks extension; None: never a task.
         remote_name: For a tool of an MCP server (`mcp.connect`), the name
             the server knows it by, which its `tools/call` requests carry;
             None for a local tool. It differs from `name` when the server's
@@ -187,6 +190,7 @@ class Tool(Generic[P, R]):
     rate: Rate | None = None
     retries: int = 0
     retry_on: tuple[type[BaseException], ...] = ()
+    task: Literal["optional", "required"] | None = None
     remote_name: str | None = None
     _runner: ToolRunner
     _views: dict[str, Any]
@@ -209,6 +213,9 @@ class Tool(Generic[P, R]):
             from ._policies import check_policies
 
             check_policies(self)
+        if self.task not in (None, "optional", "required"):
+            msg = f'task of tool {name!r} is {self.task!r}. Pass "optional", "required" or None'
+            raise ToolDefinitionError(msg)
         state["_views"] = {}  # the views providers keep with it (`_views.kept_view`)
         self._use(ToolRunner(self, execute_fn=execute_fn))
 

@@ -66,6 +66,7 @@ def asgi_app(
     resumable: bool = True,
     sse_poll: float | None = None,
     path: str = "/mcp",
+    **modern: Any,
 ) -> McpApp:
     """The MCP server of `toolset` as an ASGI app: streamable HTTP at `path`, `GET /healthz`.
 
@@ -112,6 +113,14 @@ def asgi_app(
             client reconnects and gets the answer. Only for clients that
             can resume (2025-11-25 and later); needs `resumable`.
         path: Where the MCP endpoint is.
+        **modern: What 2026-07-28 clients get (`build_server`'s options):
+            `cache_ttl` and `cache_scope`, the caching hints of `tools/list`;
+            `state_key`, the key (32 bytes or more) that seals the
+            `requestState` of input-required results, the same for every
+            worker or replica that may take a call's next round;
+            `task_store` (a `TaskStore`, or `"redis://HOST:PORT/N"`) and
+            `task_ttl`, where the tasks of tools declared `task=...` live
+            and for how long.
 
     Raises:
         ImportError: The `mcp` package is not installed.
@@ -142,6 +151,7 @@ def asgi_app(
         name=name or "toolkit",
         version=version or __version__,
         sse_poll=sse_poll,
+        **modern,
     )
     server.middleware.append(_note_version)
     events = EventLog() if resumable else None

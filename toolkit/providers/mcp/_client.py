@@ -383,18 +383,29 @@ class _Watched:
         result = getattr(getattr(item, "message", None), "result", None)
         if isinstance(result, dict):
             version = result.get("protocolVersion")
-            if isinstance(version, str):  # the handshake's answer
+            if isinstance(version, str):  # the initialize handshake's answer
                 self._version = version
+            supported = result.get("supportedVersions")
+            if isinstance(supported, list):  # server/discover's (2026-07-28 on)
+                self._version = _adopted(supported, self._version)
             tools = result.get("tools")
             if isinstance(tools, list):
-                result["tools"] = _usable_tools(tools, self._version, self._label)
+                result["tools"] = _usable_tools(result, self._version, self._label)
         return item
 
 
 _FALLBACK_VERSION: Final = "2025-11-25"  # the SDK's own, before a version is agreed
 
 
-def _usable_tools(tools: list[Any], version: str, label: str) -> list[Any]:
+def _adopted(supported: list[Any], current: str) -> str:
+    """The version the SDK's client adopts from a discover answer: the newest modern one both speak."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    modern = [item for item in supported if item in MODERN_PROTOCOL_VERSIONS]
+    return max(modern) if modern else current
+
+
+def _usable_tools(listed: dict[str, Any], version: str, label: str) -> list[Any]:
     """The listed tools that the SDK's check of `tools/list` accepts; a warning for each other.
 
     An `inputSchema` without a `type` (which MCP asks for, and some servers
@@ -403,12 +414,12 @@ def _usable_tools(tools: list[Any], version: str, label: str) -> list[Any]:
     from mcp_types.methods import validate_server_result
 
     kept = []
-    for tool in tools:
+    for tool in listed["tools"]:
         schema = tool.get("inputSchema") if isinstance(tool, dict) else None
         if isinstance(schema, dict) and "type" not in schema:
             tool = {**tool, "inputSchema": {"type": "object", **schema}}
         try:
-            validate_server_result("tools/list", version, {"tools": [tool]})
+            validate_server_result("tools/list", version, {**listed, "tools": [tool]})
         except Exception as error:  # pydantic's ValidationError, an unknown version
             name = tool.get("name") if isinstance(tool, dict) else None
             log_warning(

@@ -8,9 +8,10 @@ One `McpHost` serves one `tools/call` request:
   at or above the level the client set with `logging/setLevel` (every level
   until it does); on 2026-07-28 connections, at or above the level the
   request opted in to in its `_meta` (nothing without it);
-- `sample` is `sampling/createMessage` and `elicit` is `elicitation/create`
-  (a form), for a client that declared the capability; for one that did
-  not, the tool gets a `ToolError` that says so.
+- `sample` is `sampling/createMessage`, `elicit` is `elicitation/create`
+  (a form) and `roots` is `roots/list`, for a client that declared the
+  capability; for one that did not, the tool gets a `ToolError` that says
+  so, and a 2026-07-28 client the error -32021 (`missing_capability`).
 
 Up to protocol 2025-11-25 the server sends those two requests back over the
 session and waits. From 2026-07-28 a server cannot start requests: the tool
@@ -20,8 +21,10 @@ the answer; the tool then runs again from the start, and each question it
 asks again is answered from the responses. The answers given so far travel
 in the result's `request_state`, so any server process can take the next
 round. They are the client's own answers: a client that changes them only
-answers differently. A question is matched to its answer by a digest of the
-question, so an answer is never taken for a different question.
+answers differently, and the server seals the state (`_modern`), so a
+changed one is refused before the tool runs. A question is matched to its
+answer by the `key` the tool gave it, else by a digest of the question, so
+an answer is never taken for a different question.
 """
 
 from __future__ import annotations
@@ -92,6 +95,10 @@ class McpHost:
         self._asked: dict[str, int] = {}
         self.pending: dict[str, Any] = {}
         """Questions that the client must answer before the call can finish (2026-07-28)."""
+        self.missing: Any = None
+        """The client capability a question needed and the client lacks (2026-07-28)."""
+        self.task: Any = None
+        """Once the call became a task (`_tasks`): where its questions go; its request is over."""
         if self._modern:
             self._answers = _decode_state(getattr(params, "request_state", None))
             for key, response in (
@@ -108,14 +115,15 @@ class McpHost:
         total: float | None,
         message: str | None,
     ) -> None:
-        """`notifications/progress`, when the client sent a progress token."""
-        await self._ctx.session.report_progress(progress, total, message)
+        """`notifications/progress`, when the client sent a progress token (and the call is not a task)."""
+        if self.task is None:
+            await self._ctx.session.report_progress(progress, total, message)
 
     async def log(
         self, context: Context[Any], level: str, message: str, data: dict[str, Any]
     ) -> None:
-        """`notifications/message`, if the client wants records of this level."""
-        if not self._wants(level):
+        """`notifications/message`, if the client wants records of this level (and the call is not a task)."""
+        if self.task is not None or not self._wants(level):
             return
         import mcp.types as types
 
@@ -155,6 +163,7 @@ class McpHost:
         system: str | None,
         max_tokens: int,
         temperature: float | None,
+        key: str | None = None,
     ) -> str:
         """`sampling/createMessage`; the text of the client model's answer."""
         import mcp.types as types
@@ -172,20 +181,26 @@ class McpHost:
             temperature=temperature,
         )
         result = await self._ask(
-            context, "sample", types.CreateMessageRequest(params=params)
+            context, "sample", types.CreateMessageRequest(params=params), key
         )
         return _text_of(result.content)
 
     # ------------------------------------------------------------ elicitation
 
     async def elicit(
-        self, context: Context[Any], message: str, schema: dict[str, Any]
+        self,
+        context: Context[Any],
+        message: str,
+        schema: dict[str, Any],
+        key: str | None = None,
     ) -> Elicited[dict[str, Any]]:
         """`elicitation/create` with a form; the user's answer as a JSON dict."""
         import mcp.types as types
 
         form = types.ElicitRequestFormParams(message=message, requested_schema=schema)
-        result = await self._ask(context, "elicit", types.ElicitRequest(params=form))
+        result = await self._ask(
+            context, "elicit", types.ElicitRequest(params=form), key
+        )
         if result.action != "accept":
             return Elicited(result.action)
         return Elicited("accept", dict(result.content or {}))
@@ -200,6 +215,13 @@ class McpHost:
         (2026-07-28); a client without elicitation cannot be asked, and
         the call's result says that it needs approval.
         """
+        import mcp.types as types
+
+        form = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+        if not self._ctx.session.check_client_capability(form):
+            # The model reads why the call did not run: an error result, not
+            # the protocol error a tool's own question gets.
+            raise _refused(context, "elicitation", "ask the user to approve the call")
         shown = json.dumps(arguments, ensure_ascii=False, default=repr)
         answer = await self.elicit(
             context,
@@ -212,19 +234,37 @@ class McpHost:
         reason = data.get("reason")
         return reason if isinstance(reason, str) else ""
 
+    # ------------------------------------------------------------ roots
+
+    async def roots(self, context: Context[Any], key: str | None = None) -> list[str]:
+        """`roots/list`; the URIs of the client's roots."""
+        import mcp.types as types
+
+        result = await self._ask(context, "roots", types.ListRootsRequest(), key)
+        return [str(root.uri) for root in result.roots]
+
     # ------------------------------------------------------------ the two paths
 
-    async def _ask(self, context: Context[Any], key: str, request: Any) -> Any:
-        """Ask the client `request` ("sample" or "elicit") and return its typed answer.
+    async def _ask(
+        self, context: Context[Any], kind: str, request: Any, key: str | None
+    ) -> Any:
+        """Ask the client `request` ("sample", "elicit" or "roots") and return its typed answer.
 
         Up to 2025-11-25 the request goes over the session and is awaited;
         from 2026-07-28 the answer comes with the client's next call, or the
-        call ends asking for it (see `_answer_or_ask`).
+        call ends asking for it (see `_answer_or_ask`), under the tool's
+        `key` for the question or a name made from it.
         """
-        result_type, capability, name, what = _question(key)
+        result_type, capability, name, what = _question(kind)
         self._check_client(context, capability, name, what)
+        if (
+            self.task is not None
+        ):  # the question waits in the task (tasks/update answers it)
+            answer = await self.task.ask(self._key(kind, request, key), request)
+            return result_type.model_validate(answer)
         if self._modern:
-            return result_type.model_validate(self._answer_or_ask(key, request))
+            answer = self._answer_or_ask(self._key(kind, request, key), request)
+            return result_type.model_validate(answer)
         return await self._send(context, request, result_type)
 
     def _check_client(
@@ -250,6 +290,9 @@ class McpHost:
             )
             raise ToolError(msg)
         if not session.check_client_capability(capability):
+            if self._modern:  # the call fails with the protocol's own error
+                self.missing = capability
+                raise InputRequired(str(_refused(context, name, what)))
             raise _refused(context, name, what)
 
     async def _send(self, context: Context[Any], request: Any, result_type: Any) -> Any:
@@ -271,20 +314,40 @@ class McpHost:
             )
             raise ToolError(msg) from None
 
-    def _answer_or_ask(self, kind: str, request: Any) -> Any:
+    def _key(self, kind: str, request: Any, name: str | None) -> str:
+        """The key a question is asked and answered under: the tool's `name` for it, else one made from it."""
+        named = name is not None
+        if name is None:
+            body = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+            digest = hashlib.sha256(
+                json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+            ).hexdigest()[:16]
+            name = f"{kind}-{digest}"
+        seen = self._asked.get(name, 0)
+        self._asked[name] = seen + 1
+        # A question the tool named is asked under its name; asked again, under NAME-1, ...
+        return name if named and not seen else f"{name}-{seen}"
+
+    def _answer_or_ask(self, key: str, request: Any) -> Any:
         """The client's answer to `request`, or `InputRequired` after noting the question (2026-07-28)."""
-        body = request.model_dump(by_alias=True, mode="json", exclude_none=True)
-        digest = hashlib.sha256(
-            json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-        ).hexdigest()[:16]
-        seen = self._asked.get(digest, 0)
-        self._asked[digest] = seen + 1
-        key = f"{kind}-{digest}-{seen}"
         if key in self._answers:
             return self._answers[key]
         self.pending[key] = request
         msg = "The call waits for the client's answer to a question; it resumes when the client calls again with it."
         raise InputRequired(msg)
+
+    def missing_capability(self) -> Exception:
+        """The JSON-RPC error (-32021) for a question the client's capabilities do not allow (2026-07-28)."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY
+
+        needed = self.missing.model_dump(by_alias=True, mode="json", exclude_none=True)
+        names = ", ".join(needed)
+        return MCPError(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            f"The tool needs the client capability {names}, which the request did not declare.",
+            data={"requiredCapabilities": needed},
+        )
 
     def input_required(self) -> Any:
         """The `InputRequiredResult` asking the pending questions, with the answers so far."""
@@ -306,7 +369,7 @@ _APPROVAL_FORM: dict[str, Any] = {
 
 
 def _question(key: str) -> tuple[Any, Any, str, str]:
-    """What asking the client for `key` ("sample" or "elicit") takes.
+    """What asking the client for `key` ("sample", "elicit" or "roots") takes.
 
     Returns:
         The answer's type, the client capability the question needs, the
@@ -320,6 +383,13 @@ def _question(key: str) -> tuple[Any, Any, str, str]:
             types.ClientCapabilities(sampling=types.SamplingCapability()),
             "sampling",
             "ask the client's model for a completion",
+        )
+    if key == "roots":
+        return (
+            types.ListRootsResult,
+            types.ClientCapabilities(roots=types.RootsCapability()),
+            "roots",
+            "list the client's roots",
         )
     return (
         types.ElicitResult,

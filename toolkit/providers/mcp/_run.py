@@ -14,6 +14,7 @@ import ipaddress
 import logging
 import math
 import pathlib
+import secrets
 import signal
 import socket
 import sys
@@ -126,6 +127,15 @@ def serve(
     host, port = parse_address(http)
     check_exposure(host, options.get("auth"), no_auth)
     _check_workers(workers, options)
+    if workers > 1 and options.get("task_store") is None and any(t.task for t in tools):
+        msg = (
+            "tools declared task=... need a task store that the workers share: "
+            "--task-store redis://HOST:PORT/N (task_store= from Python)"
+        )
+        raise ValueError(msg)
+    if workers > 1 and options.get("state_key") is None:
+        # One key for all the workers, so that each takes the rounds of the others.
+        options["state_key"] = secrets.token_hex(32)
     if workers > 1 and target is None:
         target = import_path(tools)
     listen = Listen(

@@ -11,13 +11,16 @@ import contextlib
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolkit._json import to_jsonable
 from toolkit._log import log_failure
 from toolkit._results import ToolResult, error_text, safe_text
 from toolkit._tool import Tool
 from toolkit.providers._common import mint_id
+
+from ._modern import DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL
+from ._tasks import DEFAULT_TASK_TTL
 
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
@@ -43,12 +46,23 @@ def build_server(
     version: str = "",
     agent_id: str = "mcp",
     sse_poll: float | None = None,
+    cache_ttl: float = DEFAULT_CACHE_TTL,
+    cache_scope: Literal["public", "private"] = DEFAULT_CACHE_SCOPE,
+    state_key: str | bytes | None = None,
+    task_store: Any = None,
+    task_ttl: float = DEFAULT_TASK_TTL,
 ) -> Any:
     """An `mcp` low-level `Server` that lists and calls the tools of `toolset`.
 
     `name` and `version` are the `serverInfo` that clients are told. With
     `sse_poll`, a call's event stream is ended every `sse_poll` seconds while
     its tool runs, where the transport lets it (a client that can resume).
+    `cache_ttl` (seconds) and `cache_scope` are the caching hints of
+    `tools/list` for 2026-07-28 clients; `state_key` (32 bytes or more,
+    shared by every worker) seals the `requestState` of input-required
+    results (default: a key of this process only). See `_modern`.
+    `task_store` (a `TaskStore`; default, in memory) keeps the tasks of the
+    tools declared `task=...`, each for `task_ttl` seconds. See `_tasks`.
 
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
@@ -63,11 +77,17 @@ def build_server(
     from mcp_types import INVALID_PARAMS
 
     from ._host import McpHost, on_set_level
-    from ._wire import tools
+    from ._modern import cache_hints, is_modern, listed, protect_state
+    from ._tasks import Tasks
+
+    tasks = Tasks(task_store, ttl=task_ttl)
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
-            tools=[types.Tool.model_validate(item) for item in tools(toolset)]
+            tools=[
+                types.Tool.model_validate(item)
+                for item in listed(toolset, is_modern(ctx))
+            ]
         )
 
     async def on_call_tool(ctx: Any, params: Any) -> Any:
@@ -81,19 +101,43 @@ def build_server(
         call = toolset.aexecute(
             agent_id, call_id, params.name, params.arguments or {}, host=host
         )
+
+        def finish(outcome: ToolResult) -> Any:
+            if (
+                host.missing is not None
+            ):  # 2026-07-28: a question the client cannot take
+                raise host.missing_capability()
+            if host.pending:  # 2026-07-28: a question that the client answers first
+                return host.input_required()
+            return _call_tool_result(types, params.name, outcome, tool, is_modern(ctx))
+
+        if tool.task is not None and tasks.negotiated(ctx):
+            return await tasks.call(host, call, finish)
+        tasks.check_required(tool, call)
         close = getattr(ctx, "close_sse_stream", None) if sse_poll else None
         outcome = await _run_call(_uninterrupted(call, params.name), close, sse_poll)
         if outcome is None:
             outcome = ToolResult.error(
                 f'Tool "{params.name}" was stopped: its client left before the answer.'
             )
-        if host.pending:  # 2026-07-28: a question that the client answers first
-            return host.input_required()
-        return _call_tool_result(types, params.name, outcome, tool)
+        return finish(outcome)
+
+    def input_schema(tool_name: str) -> Any:
+        """What the transport checks a call's `Mcp-Param-*` headers against."""
+        tool = toolset.get(tool_name)
+        return tool.parameters if tool is not None else None
 
     server = Server(
-        name, version=version, on_list_tools=on_list_tools, on_call_tool=on_call_tool
+        name,
+        version=version,
+        get_tool_input_schema=input_schema,
+        lifespan=tasks.lifespan,
+        cache_hints=cache_hints(cache_ttl, cache_scope),  # type: ignore[arg-type]
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
     )
+    protect_state(server, name, state_key)
+    tasks.register(server)
     # Registered here rather than as on_set_logging_level, which the SDK warns
     # about (the logging capability is deprecated from 2026-07-28); the handler
     # also makes the server declare the logging capability.
@@ -162,7 +206,11 @@ async def _poll(close: Any, seconds: float, request: Any) -> None:
 
 
 def _call_tool_result(
-    types: Any, name: str, outcome: ToolResult, tool: Tool[Any, Any] | None
+    types: Any,
+    name: str,
+    outcome: ToolResult,
+    tool: Tool[Any, Any] | None,
+    modern: bool = False,
 ) -> Any:
     """The SDK's `CallToolResult`; a result it cannot carry is an `isError` result.
 
@@ -170,12 +218,16 @@ def _call_tool_result(
     is not JSON (a cycle, an object, nesting deeper than the SDK serialises):
     the client gets an error result, not a JSON-RPC error.
     """
+    from ._modern import unwrapped
     from ._wire import result
 
     try:
         if not outcome.is_error and outcome.structured is not None:
             to_jsonable(outcome.structured)
-        return types.CallToolResult.model_validate(result(outcome, tool))
+        made = result(outcome, tool)
+        if modern:
+            made = unwrapped(made, outcome, tool)
+        return types.CallToolResult.model_validate(made)
     except BaseException as error:  # this call's failure, not the session's
         log_failure("The result of tool %r cannot be sent over MCP", name, error=error)
         reason = (
