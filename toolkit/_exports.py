@@ -46,7 +46,9 @@ class ExportCache:
             ValueError: The format is unknown.
             ToolDefinitionError: A tool cannot take that form.
         """
-        state = toolset._holder.state()  # read before the tools, which may be newer
+        # Read before the tools, which may be newer; loading tools changes
+        # what the exports without native deferral offer.
+        state = (toolset._holder.state(), toolset._catalog.loaded)
         key = format if not options and type(format) is str else _key(format, options)
         kept_state, kept = self._kept
         if key is not None and kept_state == state:

@@ -37,6 +37,12 @@ class ToolOptions(TypedDict, total=False):
         destructive: MCP hint: the tool may destroy data.
         idempotent: MCP hint: repeating a call has no further effect.
         open_world: MCP hint: the tool reaches outside systems.
+        defer_loading: Keep the tool out of the first request of a
+            conversation: the model finds it with tool search, and it is
+            sent from then on (default: False).
+        namespace: The group the tool belongs to, for the APIs that group
+            tools (OpenAI Responses) and for search (default: None). A
+            prefixed set's tools are in the prefix's namespace.
     """
 
     widget: Widget | None
@@ -48,6 +54,8 @@ class ToolOptions(TypedDict, total=False):
     destructive: bool | None
     idempotent: bool | None
     open_world: bool | None
+    defer_loading: bool
+    namespace: str | None
 
 
 class NewOptions(ToolOptions, total=False):

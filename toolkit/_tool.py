@@ -49,6 +49,7 @@ __all__ = [
     "Tool",
     "ToolDecorator",
     "check_name",
+    "check_namespace",
     "json_schema",
     "tool",
     "unbound_method_error",
@@ -168,6 +169,8 @@ class Tool(Generic[P, R]):
         destructive: MCP hint: the tool may destroy data.
         idempotent: MCP hint: repeating a call has no further effect.
         open_world: MCP hint: the tool reaches outside systems.
+        defer_loading: Not sent up front: found by tool search, then sent.
+        namespace: The group of tools it belongs to, or None.
         remote_name: For a tool of an MCP server (`mcp.connect`), the name
             the server knows it by, which its `tools/call` requests carry;
             None for a local tool. It differs from `name` when the server's
@@ -194,6 +197,8 @@ class Tool(Generic[P, R]):
     destructive: bool | None = None
     idempotent: bool | None = None
     open_world: bool | None = None
+    defer_loading: bool = False
+    namespace: str | None = None
     remote_name: str | None = None
     _runner: ToolRunner
     _views: dict[str, Any]
@@ -212,6 +217,7 @@ class Tool(Generic[P, R]):
         state.update(options, name=check_name(name), description=description)
         state["parameters"] = parameters
         state["timeout"] = _check_timeout(self.timeout, name)
+        check_namespace(self.namespace, name)
         state["_views"] = {}  # the views providers keep with it (`_views.kept_view`)
         self._use(ToolRunner(self, execute_fn=execute_fn))
 
@@ -306,8 +312,30 @@ class Tool(Generic[P, R]):
         Raises:
             ToolDefinitionError: `name` is not a valid tool name.
         """
+        return self._changed(
+            name=check_name(name, function=getattr(self, "__qualname__", None))
+        )
+
+    def marked(
+        self, *, defer_loading: bool | None = None, namespace: str | None = None
+    ) -> Self:
+        """This tool, or a copy of it with `defer_loading` and `namespace` set to the values given.
+
+        Raises:
+            ToolDefinitionError: `namespace` is not a valid namespace name.
+        """
+        changes: dict[str, Any] = {}
+        if defer_loading is not None and defer_loading != self.defer_loading:
+            changes["defer_loading"] = bool(defer_loading)
+        if namespace is not None and namespace != self.namespace:
+            changes["namespace"] = check_namespace(namespace, self.name)
+        return self._changed(**changes) if changes else self
+
+    def _changed(self, **attributes: Any) -> Self:
+        """A copy of this tool with other `attributes`, and a runner of its own."""
         clone = self._copy()
-        clone.name = check_name(name, function=getattr(self, "__qualname__", None))
+        for key, value in attributes.items():
+            setattr(clone, key, value)
         clone._use(self._runner.for_tool(clone))
         return clone
 
@@ -463,6 +491,14 @@ def _check_timeout(timeout: float | None, name: str) -> float | None:
         msg = f"timeout of tool {name!r} is {timeout!r}. Pass a positive number of seconds, or None"
         raise ToolDefinitionError(msg)
     return float(timeout)
+
+
+def check_namespace(namespace: object, name: str) -> str | None:
+    """`namespace`, when it is None or a name every API takes for a group of tools."""
+    if namespace is None or (isinstance(namespace, str) and _NAME.fullmatch(namespace)):
+        return namespace
+    msg = f"namespace of tool {name!r} is {namespace!r}. Use letters, digits, '_' or '-' (at most 64 characters, not starting with a digit or '-'), or None"
+    raise ToolDefinitionError(msg)
 
 
 # ---------------------------------------------------------------- decorator

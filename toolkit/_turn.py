@@ -10,7 +10,8 @@ before it finish first, and the calls after it start after it.
 Each call goes through the set's middleware (`_middleware.py`), when it
 has any, then to its tool (`ToolRunner.aexecute`, `_call.py`); a result
 whose text is longer than the set's `max_output_chars` is truncated
-(`_truncate.py`). The tool is looked up by the set's public `get`.
+(`_truncate.py`). The tool is looked up by the set (`ToolSet._callable`: its own
+tool, or its `search_tools` when it has deferred tools, `_catalog.py`).
 `KeyboardInterrupt` and the cancellation of the caller go on: when the
 caller is cancelled, every call of the turn is cancelled and has finished
 before the cancellation reaches it, as `asyncio.gather` does.
@@ -209,7 +210,7 @@ def _tool_of(toolset: ToolSet, call: object) -> Tool[Any, Any] | None:
     if not isinstance(call, ToolCall):
         return None
     name = call.name
-    return toolset.get(name) if type(name) is str else None
+    return toolset._callable(name) if type(name) is str else None
 
 
 def _no_tool(toolset: ToolSet, call: object) -> ToolResult:

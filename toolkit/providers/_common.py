@@ -6,6 +6,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
+from toolkit._catalog import offered as listed
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool, unbound_method_error
 
@@ -25,6 +26,7 @@ __all__ = [
     "handler",
     "items",
     "mint_id",
+    "offered",
     "pair",
 ]
 
@@ -54,6 +56,17 @@ def as_tools(
         if error is not None:
             raise error
     return found
+
+
+def offered(source: Source) -> list[Tool[Any, Any]]:
+    """What a request offers of `source` for an API that does not load tools itself.
+
+    The eager tools, then `search_tools` when some are deferred, then (for
+    a `ToolSet`) the tools its searches loaded (`toolkit._catalog`).
+    """
+    if getattr(type(source), "_only_tools", False):
+        return source._offered()  # type: ignore[union-attr]
+    return listed(as_tools(source))
 
 
 def field(obj: Any, name: str, camel: str | None = None) -> Any:

@@ -32,11 +32,11 @@ from toolkit._views import named
 from ._common import (
     MINTED_PREFIX,
     Source,
-    as_tools,
     field,
     handler,
     items,
     mint_id,
+    offered,
     pair,
 )
 from ._parts import as_text, b64, over_limit, parts_of
@@ -64,7 +64,7 @@ def tools(
         msg = f"schema={schema!r}; use 'json' (parametersJsonSchema) or 'openapi' (parameters)"
         raise ValueError(msg)
     declarations = []
-    for item in as_tools(source):
+    for item in offered(source):
         declaration = named(item)
         if schema == "json":
             declaration["parametersJsonSchema"] = strip_meta(item.parameters)

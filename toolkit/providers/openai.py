@@ -35,7 +35,7 @@ from toolkit._tool import Tool
 from toolkit._types import JsonSchema
 from toolkit._views import kept_view, model_description
 
-from ._common import Source, as_tools, field, handler, items, pair
+from ._common import Source, field, handler, items, offered, pair
 from ._parts import (
     as_text,
     b64,
@@ -101,11 +101,11 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
                 FrozenDict(
                     type="function", function=function_definition(item, strict=True)
                 )
-                for item in as_tools(source)
+                for item in offered(source)
             ]
         )
     return FrozenList(
-        [kept_view(item, "openai", _envelope) for item in as_tools(source)]
+        [kept_view(item, "openai", _envelope) for item in offered(source)]
     )
 
 
