@@ -7,6 +7,7 @@ import itertools
 import json
 from typing import Any
 
+import anyio
 import pytest
 from anthropic.types import ToolUnionParam
 from google.genai import types as genai
@@ -344,3 +345,93 @@ def test_gemini_and_openai_modules_offer_the_same_search_tool() -> None:
     declaration = gemini.tools(catalog())[0]["functionDeclarations"][-1]
     assert chat["name"] == declaration["name"] == "search_tools"
     assert chat["parameters"] == declaration["parametersJsonSchema"]
+
+
+# --- over MCP, with the official client ---------------------------------------------
+
+
+async def _mcp_round(client: Any, changes: list[str]) -> None:
+    listed = [item.name for item in (await client.list_tools()).tools]
+    assert listed == ["get_time", "echo", "search_tools"]
+    found = await client.call_tool("search_tools", {"query": "send an email"})
+    assert not found.is_error
+    assert found.structured_content == {"tools": ["send_email"]}
+    with anyio.fail_after(10):
+        while not changes:
+            await anyio.sleep(0.01)
+    listed = [item.name for item in (await client.list_tools()).tools]
+    assert listed == ["get_time", "echo", "search_tools", "send_email"]
+    sent = await client.call_tool("send_email", {"text": "hi"})
+    assert sent.content[0].text == "send_email ran"
+
+
+def test_an_mcp_session_sees_loaded_tools_appear_and_other_sessions_do_not() -> None:
+    from mcp import Client
+
+    from toolkit.providers.mcp import build_server
+
+    server = build_server(catalog())
+    changes: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            changes.append(message.method)
+
+    async def main() -> None:
+        async with Client(server, mode="legacy", message_handler=on_message) as client:
+            tools = client.server_capabilities.tools
+            assert tools is not None
+            assert tools.list_changed is True
+            await _mcp_round(client, changes)
+
+    anyio.run(main)
+    assert changes == ["notifications/tools/list_changed"]
+
+
+def test_over_http_each_session_loads_for_itself() -> None:
+    import pathlib
+    import signal
+    import subprocess
+    import sys
+
+    from mcp import Client
+
+    from tests.servers import free_port, wait_for_port
+
+    root = pathlib.Path(__file__).parent.parent
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "serve",
+            "tests/deferred_tools.py:tools",
+            "--http",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    changes: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            changes.append(message.method)
+
+    async def main(url: str) -> None:
+        with anyio.fail_after(60):
+            async with Client(url, mode="legacy", message_handler=on_message) as client:
+                await _mcp_round(client, changes)
+            async with Client(url, mode="legacy") as other:
+                listed = [item.name for item in (await other.list_tools()).tools]
+                assert listed == ["get_time", "echo", "search_tools"]
+
+    try:
+        wait_for_port(process, port)
+        anyio.run(main, f"http://127.0.0.1:{port}/mcp")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=15)
+    assert changes == ["notifications/tools/list_changed"]

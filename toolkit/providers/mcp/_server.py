@@ -53,32 +53,39 @@ def build_server(
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
 
+    When `toolset` has deferred tools, each session sees a view of it of its
+    own (`sessions`): `tools/list` gives the eager tools and `search_tools`,
+    then what that session's searches loaded, and a search that loads tools
+    sends the session `notifications/tools/list_changed`.
+
     Raises:
         ImportError: The `mcp` package is not installed; the message says how to install it.
     """
     require_mcp()
     import mcp.types as types
-    from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
 
     from ._host import McpHost, on_set_level
     from ._wire import tools
 
+    sessions = _Sessions(toolset)
+
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
-            tools=[types.Tool.model_validate(item) for item in tools(toolset)]
+            tools=[types.Tool.model_validate(item) for item in tools(sessions.of(ctx))]
         )
 
     async def on_call_tool(ctx: Any, params: Any) -> Any:
-        try:
-            tool = toolset[params.name]
-        except KeyError as error:  # a JSON-RPC error, as the MCP spec says
-            raise MCPError(INVALID_PARAMS, str(error.args[0])) from None
+        served = sessions.of(ctx)
+        tool = served._callable(params.name)
+        if tool is None:  # a JSON-RPC error, as the MCP spec says
+            raise MCPError(INVALID_PARAMS, served._unknown(params.name))
         request_id = getattr(ctx, "request_id", None)
         call_id = str(request_id) if request_id is not None else mint_id()
         host = McpHost(ctx, params)
-        call = toolset.aexecute(
+        loaded = served.loaded
+        call = served.aexecute(
             agent_id, call_id, params.name, params.arguments or {}, host=host
         )
         close = getattr(ctx, "close_sse_stream", None) if sse_poll else None
@@ -89,9 +96,11 @@ def build_server(
             )
         if host.pending:  # 2026-07-28: a question that the client answers first
             return host.input_required()
+        if served.loaded != loaded:
+            await _tell_list_changed(ctx)
         return _call_tool_result(types, params.name, outcome, tool)
 
-    server = Server(
+    server = _server_class(sessions.deferred)(
         name, version=version, on_list_tools=on_list_tools, on_call_tool=on_call_tool
     )
     # Registered here rather than as on_set_logging_level, which the SDK warns
@@ -101,6 +110,67 @@ def build_server(
         "logging/setLevel", types.SetLevelRequestParams, on_set_level
     )
     return server
+
+
+class _Sessions:
+    """The set each client sees: its own view of a set with deferred tools, which loads for it alone.
+
+    Over HTTP the view is kept in the session's state (a stateless request
+    gets a fresh one); over stdio or in process, one connection is served,
+    and one view does.
+    """
+
+    def __init__(self, toolset: ToolSet) -> None:
+        self.toolset = toolset
+        self.deferred = any(item.defer_loading for item in toolset)
+        self.connection: ToolSet | None = None
+
+    def of(self, ctx: Any) -> ToolSet:
+        """The set that answers a request: the served one, or the client's view of it."""
+        if not self.deferred:
+            return self.toolset
+        from ._sessions import current_request, current_session
+
+        session = current_session.get()
+        if session is not None:
+            view = session.state.get("tools")
+            if view is None:
+                view = session.state["tools"] = self.toolset.filtered(_every)
+            return view
+        if current_request.get() is not None:  # stateless HTTP: nothing is kept
+            return self.toolset.filtered(_every)
+        if self.connection is None:
+            self.connection = self.toolset.filtered(_every)
+        return self.connection
+
+
+def _every(item: Tool[Any, Any]) -> bool:
+    return True
+
+
+async def _tell_list_changed(ctx: Any) -> None:
+    """Send the session `notifications/tools/list_changed`; a session that cannot be told is left."""
+    send = getattr(getattr(ctx, "session", None), "send_tool_list_changed", None)
+    if send is not None:
+        with contextlib.suppress(Exception):
+            await send()
+
+
+def _server_class(list_changed: bool) -> Any:
+    """The SDK's lowlevel `Server`, declaring `tools.listChanged` when the tool list changes per session."""
+    from mcp.server.lowlevel import NotificationOptions, Server
+
+    if not list_changed:
+        return Server
+
+    class ListChangingServer(Server):
+        def create_initialization_options(
+            self, notification_options: Any = None, *args: Any, **kwargs: Any
+        ) -> Any:
+            options = notification_options or NotificationOptions(tools_changed=True)
+            return super().create_initialization_options(options, *args, **kwargs)
+
+    return ListChangingServer
 
 
 async def _run_call(call: Any, close: Any, seconds: float | None) -> ToolResult | None:
