@@ -435,3 +435,71 @@ def test_over_http_each_session_loads_for_itself() -> None:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=15)
     assert changes == ["notifications/tools/list_changed"]
+
+
+# --- toolkit budget ------------------------------------------------------------------
+
+
+def test_budget_sizes_are_what_the_model_reads_up_front() -> None:
+    from toolkit._budget import size, sizes, upfront
+
+    tools = catalog()
+    compact = json.dumps(tools.export("openai"), separators=(",", ":"))
+    found = sizes(tools, "openai")
+    assert found["as marked"].bytes == len(compact.encode())
+    assert found["as marked"].tokens == -(-len(compact.encode()) // 4)
+    every = ToolSet([item.marked(defer_loading=False) for item in tools])
+    assert found["none deferred"] == size(every.export("openai"))
+    assert (
+        found["all deferred"].bytes
+        < found["as marked"].bytes
+        < found["none deferred"].bytes
+    )
+    shown = upfront("anthropic", tools.export("anthropic"))
+    assert [item["name"] for item in shown] == [
+        "get_time",
+        "echo",
+        "tool_search_tool_bm25",
+    ]
+    namespaces = [
+        item
+        for item in upfront("openai_responses", tools.export("openai_responses"))
+        if item["type"] == "namespace"
+    ]
+    assert namespaces[0] == {
+        "type": "namespace",
+        "name": "gh",
+        "description": "Tools of gh: gh_search_issues, gh_create_issue.",
+    }
+
+
+def test_the_budget_command_prints_every_api_and_each_tools_share(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from toolkit._budget import sizes
+    from toolkit._cli import main
+
+    assert main(["budget", "tests/deferred_tools.py:tools"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == [
+        "api",
+        "as",
+        "marked",
+        "none",
+        "deferred",
+        "all",
+        "deferred",
+    ]
+    assert [line.split()[0] for line in lines[1:]] == list(FORMATS)
+    marked = sizes(catalog(), "mcp")["as marked"]
+    assert lines[-1].split()[1:3] == [f"{marked.bytes:,}", "B"]
+    assert (
+        main(["budget", "tests/deferred_tools.py:tools", "--format", "anthropic"]) == 0
+    )
+    lines = capsys.readouterr().out.splitlines()
+    rows = lines[lines.index("") + 2 :]
+    assert sorted(row.split()[0] for row in rows) == sorted(catalog().names)
+    assert {row.split()[0]: row.split()[-1] for row in rows}["send_email"] == "yes"
+    assert sum(float(row.split()[3].rstrip("%")) for row in rows) == pytest.approx(
+        100, abs=0.1
+    )
