@@ -350,6 +350,12 @@ def test_gemini_and_openai_modules_offer_the_same_search_tool() -> None:
 # --- over MCP, with the official client ---------------------------------------------
 
 
+def text_of(result: mcp_types.CallToolResult) -> str:
+    [part] = result.content
+    assert isinstance(part, mcp_types.TextContent)
+    return part.text
+
+
 async def _mcp_round(client: Any, changes: list[str]) -> None:
     listed = [item.name for item in (await client.list_tools()).tools]
     assert listed == ["get_time", "echo", "search_tools"]
@@ -503,3 +509,53 @@ def test_the_budget_command_prints_every_api_and_each_tools_share(
     assert sum(float(row.split()[3].rstrip("%")) for row in rows) == pytest.approx(
         100, abs=0.1
     )
+
+
+def test_a_client_without_a_session_reads_what_search_found_in_its_answer() -> None:
+    """2026-07-28 keeps no session: the answer of search_tools gives the definitions, and calls by name work."""
+    import pathlib
+    import signal
+    import subprocess
+    import sys
+
+    from mcp import Client
+
+    from tests.servers import free_port, wait_for_port
+
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "serve",
+            "tests/deferred_tools.py:tools",
+            "--http",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=pathlib.Path(__file__).parent.parent,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    async def main(url: str) -> None:
+        with anyio.fail_after(60):
+            async with Client(url) as client:
+                assert client.session.protocol_version == "2026-07-28"
+                found = await client.call_tool(
+                    "search_tools", {"query": "send an email"}
+                )
+                assert found.structured_content is not None
+                assert found.structured_content["tools"] == ["send_email"]
+                [definition] = found.structured_content["definitions"]
+                assert mcp_types.Tool.model_validate(definition).name == "send_email"
+                assert '"name":"send_email"' in text_of(found)
+                sent = await client.call_tool("send_email", {"text": "hi"})
+                assert text_of(sent) == "send_email ran"
+
+    try:
+        wait_for_port(process, port)
+        anyio.run(main, f"http://127.0.0.1:{port}/mcp")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=15)

@@ -97,7 +97,10 @@ def build_server(
         if host.pending:  # 2026-07-28: a question that the client answers first
             return host.input_required()
         if served.loaded != loaded:
-            await _tell_list_changed(ctx)
+            if kept(ctx):
+                await _tell_list_changed(ctx)
+            else:  # nothing is kept: the answer lists what it found
+                outcome = _with_definitions(outcome, served, tools)
         return _call_tool_result(types, params.name, outcome, tool)
 
     server = _server_class(sessions.deferred)(
@@ -115,9 +118,9 @@ def build_server(
 class _Sessions:
     """The set each client sees: its own view of a set with deferred tools, which loads for it alone.
 
-    Over HTTP the view is kept in the session's state (a stateless request
-    gets a fresh one); over stdio or in process, one connection is served,
-    and one view does.
+    Over HTTP the view is kept in the session's state, and a request
+    without a session gets a fresh one (`kept`); over stdio or in process,
+    one connection is served, and one view does.
     """
 
     def __init__(self, toolset: ToolSet) -> None:
@@ -126,22 +129,51 @@ class _Sessions:
         self.connection: ToolSet | None = None
 
     def of(self, ctx: Any) -> ToolSet:
-        """The set that answers a request: the served one, or the client's view of it."""
+        """The set that answers a request: the served one, or its client's view of it."""
         if not self.deferred:
             return self.toolset
-        from ._sessions import current_request, current_session
+        if not kept(ctx):
+            return self.toolset.filtered(_every)
+        from ._sessions import current_session
 
         session = current_session.get()
-        if session is not None:
-            view = session.state.get("tools")
-            if view is None:
-                view = session.state["tools"] = self.toolset.filtered(_every)
-            return view
-        if current_request.get() is not None:  # stateless HTTP: nothing is kept
-            return self.toolset.filtered(_every)
-        if self.connection is None:
-            self.connection = self.toolset.filtered(_every)
-        return self.connection
+        if session is None:
+            if self.connection is None:
+                self.connection = self.toolset.filtered(_every)
+            return self.connection
+        view = session.state.get("tools")
+        if view is None:
+            view = session.state["tools"] = self.toolset.filtered(_every)
+        return view
+
+
+def kept(ctx: Any) -> bool:
+    """Whether the client of a request is the same on its next requests: stdio, in process, or an HTTP session.
+
+    An HTTP request without `Mcp-Session-Id` (2026-07-28, or a stateless
+    server) is on its own.
+    """
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    return headers is None or headers.get("mcp-session-id") is not None
+
+
+def _with_definitions(outcome: ToolResult, served: ToolSet, tools: Any) -> ToolResult:
+    """A `search_tools` result that also gives the MCP definitions of the tools it found.
+
+    A client that keeps no session is listed nothing later: it reads them
+    here (`structuredContent.definitions`, and the text for its model),
+    and calls them by name like any tool of the set.
+    """
+    import json
+
+    found = outcome.structured["tools"]
+    definitions = tools([served[name].marked(defer_loading=False) for name in found])
+    lines = "\n".join(json.dumps(item, separators=(",", ":")) for item in definitions)
+    return ToolResult(
+        f"{outcome.text}\nTheir definitions:\n{lines}",
+        structured={"tools": found, "definitions": definitions},
+    )
 
 
 def _every(item: Tool[Any, Any]) -> bool:
