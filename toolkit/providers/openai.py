@@ -239,7 +239,7 @@ _MAX_TOOLS: Final = 128  # tools in one request
 
 
 def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
-    """What OpenAI would refuse or weaken: long descriptions, non-strict tools, too many tools.
+    """What OpenAI would refuse or weaken: long descriptions, non-strict tools, too many tools up front.
 
     The Responses API has the same rules; its module reports nothing twice.
     """
@@ -257,8 +257,9 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
                 "openai-not-strict",
                 f"cannot be strict for OpenAI, so it is sent with strict: false: {problem}",
             )
-    if len(tools) > _MAX_TOOLS:
-        message = f"{len(tools)} tools in one set; OpenAI accepts at most {_MAX_TOOLS} per request. Split the set or select fewer"
+    eager = sum(1 for item in tools if not item.defer_loading)
+    if eager > _MAX_TOOLS:
+        message = f"{eager} tools sent up front; OpenAI accepts at most {_MAX_TOOLS} per request. Defer some (defer_loading: the model finds them by search), split the set or select fewer"
         yield Finding(None, "too-many-tools", message)
 
 
