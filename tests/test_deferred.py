@@ -105,8 +105,10 @@ def test_a_namespace_every_api_would_refuse_is_a_definition_error(
 ) -> None:
     with pytest.raises(ToolDefinitionError, match="namespace of tool 'x'"):
         _tool("x", "X.", namespace=namespace)
-    with pytest.raises(ToolDefinitionError, match="namespace"):
+    with pytest.raises(ToolDefinitionError, match="namespace of a ToolSet"):
         ToolSet(namespace=namespace)
+    with pytest.raises(ToolDefinitionError, match="namespace of tool 'y'"):
+        _tool("y", "Y.").marked(namespace=namespace)
 
 
 def test_a_set_marks_its_tools_given_and_added_later() -> None:

@@ -217,7 +217,7 @@ class Tool(Generic[P, R]):
         state.update(options, name=check_name(name), description=description)
         state["parameters"] = parameters
         state["timeout"] = _check_timeout(self.timeout, name)
-        check_namespace(self.namespace, name)
+        check_namespace(self.namespace, f"tool {name!r}")
         state["_views"] = {}  # the views providers keep with it (`_views.kept_view`)
         self._use(ToolRunner(self, execute_fn=execute_fn))
 
@@ -328,7 +328,7 @@ class Tool(Generic[P, R]):
         if defer_loading is not None and defer_loading != self.defer_loading:
             changes["defer_loading"] = bool(defer_loading)
         if namespace is not None and namespace != self.namespace:
-            changes["namespace"] = check_namespace(namespace, self.name)
+            changes["namespace"] = check_namespace(namespace, f"tool {self.name!r}")
         return self._changed(**changes) if changes else self
 
     def _changed(self, **attributes: Any) -> Self:
@@ -493,11 +493,11 @@ def _check_timeout(timeout: float | None, name: str) -> float | None:
     return float(timeout)
 
 
-def check_namespace(namespace: object, name: str) -> str | None:
-    """`namespace`, when it is None or a name every API takes for a group of tools."""
+def check_namespace(namespace: object, where: str) -> str | None:
+    """`namespace` (of `where`: "tool 'x'", "a ToolSet"), when it is None or a name every API takes for a group of tools."""
     if namespace is None or (isinstance(namespace, str) and _NAME.fullmatch(namespace)):
         return namespace
-    msg = f"namespace of tool {name!r} is {namespace!r}. Use letters, digits, '_' or '-' (at most 64 characters, not starting with a digit or '-'), or None"
+    msg = f"namespace of {where} is {namespace!r}. Use letters, digits, '_' or '-' (at most 64 characters, not starting with a digit or '-'), or None"
     raise ToolDefinitionError(msg)
 
 

@@ -208,7 +208,7 @@ class ToolSet:
         self.error_formatter = error_formatter
         self._pool = None if max_threads is None else bounded_pool(max_threads)
         self._catalog = Catalog()
-        self._marks = (defer_loading or None, check_namespace(namespace, "of this set"))
+        self._marks = (defer_loading or None, check_namespace(namespace, "a ToolSet"))
         if type(self).add is ToolSet.add:  # add's checks, in order, at once
             self._holder: Registry | Composed = Registry(
                 _unique(self._marked(_usable(item)) for item in tools)
@@ -413,6 +413,7 @@ class ToolSet:
         Raises:
             ToolDefinitionError: `namespace` is not a valid namespace name.
         """
+        check_namespace(namespace, "deferred()")  # refused for a set with no tools too
         return self._derive(Marked(self, defer_loading=True, namespace=namespace))
 
     # ------------------------------------------------------------ search and loading
