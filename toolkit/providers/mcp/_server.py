@@ -53,10 +53,9 @@ def build_server(
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
 
-    When `toolset` has deferred tools, each session sees a view of it of its
-    own (`sessions`): `tools/list` gives the eager tools and `search_tools`,
-    then what that session's searches loaded, and a search that loads tools
-    sends the session `notifications/tools/list_changed`.
+    When `toolset` has deferred tools, each client loads for itself
+    (`_loading.Loading`): `tools/list` gives the eager tools and
+    `search_tools`, then what that client's searches loaded.
 
     Raises:
         ImportError: The `mcp` package is not installed; the message says how to install it.
@@ -67,9 +66,10 @@ def build_server(
     from mcp_types import INVALID_PARAMS
 
     from ._host import McpHost, on_set_level
+    from ._loading import Loading
     from ._wire import tools
 
-    sessions = _Sessions(toolset)
+    sessions = Loading(toolset)
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
@@ -97,13 +97,10 @@ def build_server(
         if host.pending:  # 2026-07-28: a question that the client answers first
             return host.input_required()
         if served.loaded != loaded:
-            if kept(ctx):
-                await _tell_list_changed(ctx)
-            else:  # nothing is kept: the answer lists what it found
-                outcome = _with_definitions(outcome, served, tools)
+            outcome = await sessions.loaded(ctx, served, outcome)
         return _call_tool_result(types, params.name, outcome, tool)
 
-    server = _server_class(sessions.deferred)(
+    server = sessions.server_class()(
         name, version=version, on_list_tools=on_list_tools, on_call_tool=on_call_tool
     )
     # Registered here rather than as on_set_logging_level, which the SDK warns
@@ -113,96 +110,6 @@ def build_server(
         "logging/setLevel", types.SetLevelRequestParams, on_set_level
     )
     return server
-
-
-class _Sessions:
-    """The set each client sees: its own view of a set with deferred tools, which loads for it alone.
-
-    Over HTTP the view is kept in the session's state, and a request
-    without a session gets a fresh one (`kept`); over stdio or in process,
-    one connection is served, and one view does.
-    """
-
-    def __init__(self, toolset: ToolSet) -> None:
-        self.toolset = toolset
-        self.deferred = any(item.defer_loading for item in toolset)
-        self.connection: ToolSet | None = None
-
-    def of(self, ctx: Any) -> ToolSet:
-        """The set that answers a request: the served one, or its client's view of it."""
-        if not self.deferred:
-            return self.toolset
-        if not kept(ctx):
-            return self.toolset.filtered(_every)
-        from ._sessions import current_session
-
-        session = current_session.get()
-        if session is None:
-            if self.connection is None:
-                self.connection = self.toolset.filtered(_every)
-            return self.connection
-        view = session.state.get("tools")
-        if view is None:
-            view = session.state["tools"] = self.toolset.filtered(_every)
-        return view
-
-
-def kept(ctx: Any) -> bool:
-    """Whether the client of a request is the same on its next requests: stdio, in process, or an HTTP session.
-
-    An HTTP request without `Mcp-Session-Id` (2026-07-28, or a stateless
-    server) is on its own.
-    """
-    request = getattr(ctx, "request", None)
-    headers = getattr(request, "headers", None)
-    return headers is None or headers.get("mcp-session-id") is not None
-
-
-def _with_definitions(outcome: ToolResult, served: ToolSet, tools: Any) -> ToolResult:
-    """A `search_tools` result that also gives the MCP definitions of the tools it found.
-
-    A client that keeps no session is listed nothing later: it reads them
-    here (`structuredContent.definitions`, and the text for its model),
-    and calls them by name like any tool of the set.
-    """
-    import json
-
-    found = outcome.structured["tools"]
-    definitions = tools([served[name].marked(defer_loading=False) for name in found])
-    lines = "\n".join(json.dumps(item, separators=(",", ":")) for item in definitions)
-    return ToolResult(
-        f"{outcome.text}\nTheir definitions:\n{lines}",
-        structured={"tools": found, "definitions": definitions},
-    )
-
-
-def _every(item: Tool[Any, Any]) -> bool:
-    return True
-
-
-async def _tell_list_changed(ctx: Any) -> None:
-    """Send the session `notifications/tools/list_changed`; a session that cannot be told is left."""
-    send = getattr(getattr(ctx, "session", None), "send_tool_list_changed", None)
-    if send is not None:
-        with contextlib.suppress(Exception):
-            await send()
-
-
-def _server_class(list_changed: bool) -> Any:
-    """The SDK's lowlevel `Server`, declaring `tools.listChanged` when the tool list changes per session."""
-    from mcp.server.lowlevel import NotificationOptions, Server
-
-    if not list_changed:
-        return Server
-
-    class ListChangingServer(Server):
-        def create_initialization_options(
-            self, notification_options: Any = None, *args: Any, **kwargs: Any
-        ) -> Any:
-            options = notification_options or NotificationOptions(tools_changed=True)
-            return super().create_initialization_options(options, *args, **kwargs)
-
-    return ListChangingServer
 
 
 async def _run_call(call: Any, close: Any, seconds: float | None) -> ToolResult | None:
