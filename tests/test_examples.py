@@ -77,6 +77,38 @@ def test_vision_loop_sends_the_chart_to_every_api_as_media() -> None:
     assert done.stderr == ""
 
 
+def test_many_tools_sends_a_fraction_of_the_catalog_on_every_api() -> None:
+    done = _run("many_tools.py")
+    assert done.stderr == ""
+    sections = done.stdout.split("\n=== ")[1:]
+    assert [section.split(":")[0] for section in sections] == [
+        "openai",
+        "openai_responses",
+        "anthropic",
+        "gemini",
+        "mcp",
+    ]
+    for section in sections:
+        assert "254 tools, 252 deferred" in section
+        requests = [line for line in section.splitlines() if line.startswith("request")]
+        assert len(requests) == 4
+        for line in requests:
+            numbers = [
+                int(word.replace(",", ""))
+                for word in line.replace("(", " ").split()
+                if word.replace(",", "").isdigit()
+            ]
+            with_deferral, without = numbers[0], numbers[1]
+            # what the model reads of the request
+            read = numbers[2] if len(numbers) > 2 else with_deferral
+            assert read * 10 < without
+        assert "found gh_create_issue" in section
+        assert "found cal_create_meeting_room" in section
+        assert "gh_create_issue -> create_issue: done" in section
+        assert "cal_create_meeting_room -> create_meeting_room: done" in section
+        assert "the model answers" in section
+
+
 def test_the_conformance_server_answers_as_the_suite_expects() -> None:
     """What `make conformance` checks with the official suite, in process, without Node."""
     import asyncio

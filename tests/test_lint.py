@@ -55,10 +55,17 @@ def test_too_many_tools() -> None:
         Finding(
             None,
             "too-many-tools",
-            "129 tools in one set; OpenAI accepts at most 128 per request. Split the set or select fewer",
+            "129 tools sent up front; OpenAI accepts at most 128 per request. Defer some (defer_loading: the model finds them by search), split the set or select fewer",
         )
     ]
     assert lint(tools.select(*tools.names[:128])) == []
+    # Deferred tools are not sent up front: 128 eager tools and one deferred.
+    assert (
+        lint(
+            tools.select(*tools.names[:128]) | tools.select(tools.names[128]).deferred()
+        )
+        == []
+    )
 
 
 def test_renamed_tool_with_an_invalid_name_is_reported() -> None:

@@ -1,4 +1,4 @@
-"""The `toolkit` command: schema, call, lint and serve for tools in a file or module, and init.
+"""The `toolkit` command: schema, call, lint, budget and serve for tools in a file or module, and init.
 
 TARGET is `path/to/file.py` or `package.module`, optionally followed by
 `:attribute` (a `ToolSet`, a `Tool` or a list of tools); without it, every
@@ -131,6 +131,12 @@ examples:
   toolkit lint tools.py --gemini-openapi
   toolkit lint mcp:"npx -y @modelcontextprotocol/server-everything"
 """,
+    "budget": """\
+examples:
+  toolkit budget tools.py
+  toolkit budget tools.py:tools --format anthropic
+  toolkit budget mcp:"uvx mcp-server-time" --format openai
+""",
     "serve": """\
 examples:
   toolkit serve tools.py
@@ -160,6 +166,7 @@ def _parser() -> argparse.ArgumentParser:
         _schema_command,
         _call_command,
         _lint_command,
+        _budget_command,
         _serve_command,
         _init_command,
     ):
@@ -347,6 +354,49 @@ def _lint(tools: ToolSet, options: argparse.Namespace) -> int:
         )
         return 1
     print(f"No problems found in {count} tool{'s' if count != 1 else ''}.")
+    return 0
+
+
+def _budget_command(commands: _Commands) -> None:
+    from . import providers
+
+    budget = _command(
+        commands,
+        "budget",
+        "print what the tools cost in each API's request, with and without deferral",
+        "Print the size of what the model reads up front of each API's export, in\n"
+        "bytes of compact JSON and estimated tokens (one per four bytes): with the\n"
+        "tools as marked, with none deferred and with all deferred (defer_loading).\n"
+        "With --format, also each tool's share of that API's export.",
+    )
+    budget.add_argument(
+        "--format", choices=providers.NAMES, help="one API, tool by tool"
+    )
+    budget.set_defaults(run=_budget)
+
+
+def _budget(tools: ToolSet, options: argparse.Namespace) -> int:
+    from . import providers
+    from ._budget import sizes, tool_sizes
+
+    formats = (options.format,) if options.format else providers.NAMES
+    columns = ("as marked", "none deferred", "all deferred")
+    print(f"{'api':<18}" + "".join(f"{name:>24}" for name in columns))
+    for format in formats:
+        found = sizes(tools, format)
+        cells = (
+            f"{found[name].bytes:,} B ~{found[name].tokens:,} tok" for name in columns
+        )
+        print(f"{format:<18}" + "".join(f"{cell:>24}" for cell in cells))
+    if options.format:
+        shares = tool_sizes(tools, options.format)
+        total = sum(share.bytes for _, share in shares) or 1
+        print(f"\n{'tool':<40}{'bytes':>10}{'~tokens':>10}{'share':>8}  deferred")
+        for item, share in sorted(shares, key=lambda pair: -pair[1].bytes):
+            deferred = "yes" if item.defer_loading else "no"
+            print(
+                f"{item.name:<40}{share.bytes:>10,}{share.tokens:>10,}{share.bytes / total:>8.1%}  {deferred}"
+            )
     return 0
 
 

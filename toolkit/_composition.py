@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ._exceptions import DuplicateToolError, ToolDefinitionError
 from ._log import log_warning
 from ._names import valid_name
-from ._tool import Tool
+from ._tool import Tool, valid_namespace
 
 if TYPE_CHECKING:
     from ._toolset import ToolSet
@@ -33,6 +33,7 @@ __all__ = [
     "Combined",
     "Composed",
     "Filtered",
+    "Marked",
     "Prefixed",
     "Selected",
     "Tools",
@@ -126,32 +127,84 @@ class _OneSource(Composed):
         return self._source._holder.state()
 
 
-class Prefixed(_OneSource):
-    """The source's tools, each a copy named `prefix + name`; a name made invalid is refused."""
+class _Copies(_OneSource):
+    """The source's tools, each a copy (`_copy`), made once per tool.
 
-    def __init__(self, source: ToolSet, prefix: str) -> None:
-        self._prefix = prefix
-        # id(source tool) -> (that tool, its renamed copy): an unchanged tool
-        # keeps its copy, and with it the copy's kept exports.
+    An unchanged tool keeps its copy, and with it the copy's kept exports.
+    """
+
+    def __init__(self, source: ToolSet) -> None:
+        # id(source tool) -> (that tool, its copy)
         self._copies: dict[int, tuple[Tool[Any, Any], Tool[Any, Any]]] = {}
         super().__init__(source)
 
     def _make(self, refused: list[ToolDefinitionError]) -> list[Tool[Any, Any]]:
-        prefix, kept = self._prefix, self._copies
-        tools = list(self._source._tools.values())
-        bad = [item.name for item in tools if not valid_name(prefix + item.name)]
-        if bad:
-            refused.append(bad_prefix(prefix, bad))
-        copies = {}
+        tools = [
+            item for item in self._source._tools.values() if self._keeps(item, refused)
+        ]
+        kept, copies = self._copies, {}
         for item in tools:
-            if item.name in bad:
-                continue
             copy = kept.get(id(item))
             if copy is None or copy[0] is not item:
-                copy = (item, item.renamed(prefix + item.name))
+                copy = (item, self._copy(item))
             copies[id(item)] = copy
         self._copies = copies
-        return [renamed for _, renamed in copies.values()]
+        return [made for _, made in copies.values()]
+
+    def _keeps(self, item: Tool[Any, Any], refused: list[ToolDefinitionError]) -> bool:
+        """Whether `item` can be copied (else what it breaks is added to `refused`)."""
+        return True
+
+    def _copy(self, item: Tool[Any, Any]) -> Tool[Any, Any]:
+        raise NotImplementedError
+
+
+class Prefixed(_Copies):
+    """The source's tools, each a copy named `prefix + name`; a name made invalid is refused.
+
+    A copy with no namespace of its own is in the prefix's namespace: the
+    prefix less the separators at its ends (`gh_` gives `gh`).
+    """
+
+    def __init__(self, source: ToolSet, prefix: str) -> None:
+        self._prefix = prefix
+        namespace = prefix.strip("_-./:")
+        self._namespace = namespace if valid_namespace(namespace) else None
+        super().__init__(source)
+
+    def _make(self, refused: list[ToolDefinitionError]) -> list[Tool[Any, Any]]:
+        prefix = self._prefix
+        bad = [
+            item.name
+            for item in self._source._tools.values()
+            if not valid_name(prefix + item.name)
+        ]
+        if bad:
+            refused.append(bad_prefix(prefix, bad))
+        return super()._make(refused)
+
+    def _keeps(self, item: Tool[Any, Any], refused: list[ToolDefinitionError]) -> bool:
+        return valid_name(self._prefix + item.name)
+
+    def _copy(self, item: Tool[Any, Any]) -> Tool[Any, Any]:
+        renamed = item.renamed(self._prefix + item.name)
+        if item.namespace is None and self._namespace is not None:
+            return renamed.marked(namespace=self._namespace)
+        return renamed
+
+
+class Marked(_Copies):
+    """The source's tools, each marked deferred and/or in a namespace (`Tool.marked`)."""
+
+    def __init__(
+        self, source: ToolSet, *, defer_loading: bool | None, namespace: str | None
+    ) -> None:
+        self._marks = (defer_loading, namespace)
+        super().__init__(source)
+
+    def _copy(self, item: Tool[Any, Any]) -> Tool[Any, Any]:
+        defer_loading, namespace = self._marks
+        return item.marked(defer_loading=defer_loading, namespace=namespace)
 
 
 class Filtered(_OneSource):

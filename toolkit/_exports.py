@@ -61,7 +61,9 @@ class ExportCache:
         self, toolset: ToolSet, key: Hashable | None, make: Callable[[], Any]
     ) -> Any:
         """The value kept under `key` for the set's state, or `make()`, kept unless `key` is None."""
-        state = toolset._holder.state()  # read before the tools, which may be newer
+        # Read before the tools, which may be newer; loading tools changes
+        # what the exports without native deferral offer.
+        state = (toolset._holder.state(), toolset._catalog.loaded)
         kept_state, kept = self._kept
         if key is not None and kept_state == state:
             found = kept.get(key)

@@ -58,6 +58,12 @@ class ToolOptions(TypedDict, total=False):
             extension) for clients that negotiated it: `"optional"` runs
             synchronously for other clients, `"required"` refuses them
             (default: None, never a task).
+        defer_loading: Keep the tool out of the first request of a
+            conversation: the model finds it with tool search, and it is
+            sent from then on (default: False).
+        namespace: The group the tool belongs to, for the APIs that group
+            tools (OpenAI Responses) and for search (default: None). A
+            prefixed set's tools are in the prefix's namespace.
     """
 
     widget: Widget | None
@@ -75,6 +81,8 @@ class ToolOptions(TypedDict, total=False):
     retries: int
     retry_on: tuple[type[BaseException], ...]
     task: Literal["optional", "required"] | None
+    defer_loading: bool
+    namespace: str | None
 
 
 class NewOptions(ToolOptions, total=False):

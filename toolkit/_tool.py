@@ -9,6 +9,7 @@ the decorator runs, or from raw parts with `Tool.new`, as in
 from __future__ import annotations
 
 import functools
+import re
 import types
 from collections.abc import Awaitable, Callable
 from typing import (
@@ -50,6 +51,7 @@ __all__ = [
     "ExecuteFn",
     "Tool",
     "ToolDecorator",
+    "check_namespace",
     "json_schema",
     "tool",
     "unbound_method_error",
@@ -158,6 +160,8 @@ class Tool(Generic[P, R]):
             `ToolError(..., retry=True)`.
         task: `"optional"` or `"required"`: over MCP, a task for clients
             that negotiated the tasks extension; None: never a task.
+        defer_loading: Not sent up front: found by tool search, then sent.
+        namespace: The group of tools it belongs to, or None.
         remote_name: For a tool of an MCP server (`mcp.connect`), the name
             the server knows it by, which its `tools/call` requests carry;
             None for a local tool. It differs from `name` when the server's
@@ -191,6 +195,8 @@ class Tool(Generic[P, R]):
     retries: int = 0
     retry_on: tuple[type[BaseException], ...] = ()
     task: Literal["optional", "required"] | None = None
+    defer_loading: bool = False
+    namespace: str | None = None
     remote_name: str | None = None
     _runner: ToolRunner
     _views: dict[str, Any]
@@ -216,6 +222,7 @@ class Tool(Generic[P, R]):
         if self.task not in (None, "optional", "required"):
             msg = f'task of tool {name!r} is {self.task!r}. Pass "optional", "required" or None'
             raise ToolDefinitionError(msg)
+        check_namespace(self.namespace, f"tool {name!r}")
         state["_views"] = {}  # the views providers keep with it (`_views.kept_view`)
         self._use(ToolRunner(self, execute_fn=execute_fn))
 
@@ -311,8 +318,30 @@ class Tool(Generic[P, R]):
         Raises:
             ToolDefinitionError: `name` is not a valid tool name.
         """
+        return self._changed(
+            name=check_name(name, function=getattr(self, "__qualname__", None))
+        )
+
+    def marked(
+        self, *, defer_loading: bool | None = None, namespace: str | None = None
+    ) -> Self:
+        """This tool, or a copy of it with `defer_loading` and `namespace` set to the values given.
+
+        Raises:
+            ToolDefinitionError: `namespace` is not a valid namespace name.
+        """
+        changes: dict[str, Any] = {}
+        if defer_loading is not None and defer_loading != self.defer_loading:
+            changes["defer_loading"] = bool(defer_loading)
+        if namespace is not None and namespace != self.namespace:
+            changes["namespace"] = check_namespace(namespace, f"tool {self.name!r}")
+        return self._changed(**changes) if changes else self
+
+    def _changed(self, **attributes: Any) -> Self:
+        """A copy of this tool with other `attributes`, and a runner of its own."""
         clone = self._copy()
-        clone.name = check_name(name, function=getattr(self, "__qualname__", None))
+        for key, value in attributes.items():
+            setattr(clone, key, value)
         clone._use(self._runner.for_tool(clone))
         return clone
 
@@ -486,6 +515,24 @@ def _check_timeout(timeout: float | None, name: str) -> float | None:
         msg = f"timeout of tool {name!r} is {timeout!r}. Pass a positive number of seconds, or None"
         raise ToolDefinitionError(msg)
     return float(timeout)
+
+
+_NAMESPACE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+
+
+def valid_namespace(namespace: object) -> bool:
+    """Whether `namespace` is a name every API takes for a group of tools."""
+    return isinstance(namespace, str) and _NAMESPACE.fullmatch(namespace) is not None
+
+
+def check_namespace(namespace: object, where: str) -> str | None:
+    """`namespace` (of `where`: "tool 'x'", "a ToolSet"), when it is None or a name every API takes for a group of tools."""
+    if namespace is None or (
+        isinstance(namespace, str) and _NAMESPACE.fullmatch(namespace)
+    ):
+        return namespace
+    msg = f"namespace of {where} is {namespace!r}. Use letters, digits, '_' or '-' (at most 64 characters, not starting with a digit or '-'), or None"
+    raise ToolDefinitionError(msg)
 
 
 # ---------------------------------------------------------------- decorator

@@ -20,10 +20,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
 
 from . import _turn
+from ._catalog import SEARCH_TOOL, Catalog
 from ._composition import (
     Combined,
     Composed,
     Filtered,
+    Marked,
     Prefixed,
     Selected,
     Tools,
@@ -43,6 +45,7 @@ from ._tool import (
     ErrorFormatter,
     Tool,
     ToolDecorator,
+    check_namespace,
     tool,
     unbound_method_error,
 )
@@ -213,6 +216,13 @@ class ToolSet:
             OpenTelemetry span: True, or a redaction hook
             `(tool_name, value) -> value` that returns what to keep (default:
             False, neither is recorded).
+        defer_loading: Mark every tool of the set, those added later too,
+            `defer_loading` (`Tool.marked`): found by search, not sent up front.
+        namespace: Put every tool of the set in this namespace (`Tool.marked`).
+
+    With marks, the set holds marked copies of the tools given (`add`
+    returns the copy); a tool's own `defer_loading=True` or namespace
+    stays when the set has none.
     """
 
     # How providers tell a set (whose items add checks) without importing it.
@@ -228,6 +238,8 @@ class ToolSet:
         requires_approval: bool | SetApproval = False,
         approval_key: bytes | None = None,
         trace_content: bool | Redact = False,
+        defer_loading: bool = False,
+        namespace: str | None = None,
     ) -> None:
         if max_output_chars is not None and (
             isinstance(max_output_chars, bool) or max_output_chars < 100
@@ -241,8 +253,12 @@ class ToolSet:
         self.error_formatter = error_formatter
         self._pool = None if max_threads is None else bounded_pool(max_threads)
         self._policy = SetPolicy(requires_approval, approval_key, trace_content)
+        self._catalog = Catalog()
+        self._marks = (defer_loading or None, check_namespace(namespace, "a ToolSet"))
         if type(self).add is ToolSet.add:  # add's checks, in order, at once
-            self._holder: Registry | Composed = Registry(_unique(tools))
+            self._holder: Registry | Composed = Registry(
+                _unique(self._marked(_usable(item)) for item in tools)
+            )
         else:  # a subclass's add sees every tool
             self._holder = Registry({})
             for item in tools:
@@ -261,10 +277,17 @@ class ToolSet:
             NotAToolError: `item` is not a `Tool` (a `ToolDefinitionError`
                 and a `TypeError`).
         """
-        _usable(item)
+        item = self._marked(_usable(item))
         with self._lock:
             self._own_registry().add(item, replace=replace)
         return item
+
+    def _marked(self, item: Tool[Any, Any]) -> Tool[Any, Any]:
+        """`item` with this set's marks (`defer_loading`, `namespace`), a copy when they change it."""
+        defer_loading, namespace = self._marks
+        if defer_loading is None and namespace is None:
+            return item
+        return item.marked(defer_loading=defer_loading, namespace=namespace)
 
     @overload
     def tool(self, func: Callable[P, R], /) -> Tool[P, R]: ...
@@ -430,6 +453,69 @@ class ToolSet:
             self[name]  # raises a KeyError that lists the available tools
         dropped = set(names)
         return self._derive(Filtered(self, lambda item: item.name not in dropped))
+
+    def deferred(self, *, namespace: str | None = None) -> ToolSet:
+        """A new set whose tools are marked `defer_loading` (and in `namespace`, if given); it follows this one.
+
+        Its tools are copies of this set's (`Tool.marked`), made once per tool.
+
+        Raises:
+            ToolDefinitionError: `namespace` is not a valid namespace name.
+        """
+        check_namespace(namespace, "deferred()")  # refused for a set with no tools too
+        return self._derive(Marked(self, defer_loading=True, namespace=namespace))
+
+    # ------------------------------------------------------------ search and loading
+
+    def search(self, query: str, k: int = 5) -> list[Tool[Any, Any]]:
+        """The `k` tools that best match `query` (name, description, parameters), best first.
+
+        Ranks every tool of the set, deferred or not, with BM25F
+        (`toolkit._search`); the index is made on the first search after
+        the set's tools change. A host can preload what it finds with `load`.
+        """
+        index = self._catalog.index(self)
+        tools = self._tools
+        found = (tools.get(name) for name, _ in index.search(query, k))
+        return [item for item in found if item is not None]
+
+    def load(self, *names: str) -> tuple[str, ...]:
+        """Load deferred tools: the exports that do not load tools themselves send them from now on.
+
+        What a `search_tools` call does with the tools it finds. Exports
+        for Chat Completions, Gemini and MCP offer the eager tools, then
+        `search_tools`, then the loaded tools in the order they were
+        loaded, so that the start of the export stays the same.
+
+        Returns:
+            The names that were not loaded before.
+
+        Raises:
+            KeyError: A name is not in this set.
+        """
+        for name in names:
+            self[name]  # raises a KeyError that lists the available tools
+        return self._catalog.load(names)
+
+    @property
+    def loaded(self) -> tuple[str, ...]:
+        """The names of the tools loaded so far (`load`, `search_tools`), in order."""
+        return self._catalog.loaded
+
+    def _offered(self) -> list[Tool[Any, Any]]:
+        """What a request offers of this set, for the exports that do not load tools themselves."""
+        return self._catalog.offered(self)
+
+    def _callable(self, name: str) -> Tool[Any, Any] | None:
+        """The tool a call named `name` runs: the set's own, or its `search_tools` when it has deferred tools."""
+        found = self._holder.tools().get(name)
+        if (
+            found is None
+            and name == SEARCH_TOOL
+            and any(item.defer_loading for item in self)
+        ):
+            return self._catalog.search_tool(self)
+        return found
 
     # ------------------------------------------------------------ views
 

@@ -10,7 +10,8 @@ before it finish first, and the calls after it start after it.
 Each call goes through the set's middleware (`_middleware.py`), when it
 has any, then to its tool (`ToolRunner.aexecute`, `_call.py`); a result
 whose text is longer than the set's `max_output_chars` is truncated
-(`_truncate.py`). The tool is looked up by the set's public `get`, then
+(`_truncate.py`). The tool is looked up by the set (`ToolSet._callable`: its own
+tool, or its `search_tools` when it has deferred tools, `_catalog.py`), then
 by the names exports send for tools some API does not take by their own
 (`_names.py`): OpenAI calls the tool `math.factorial` `math_factorial`.
 `KeyboardInterrupt` and the cancellation of the caller go on: when the
@@ -201,7 +202,7 @@ def _tool_of(toolset: ToolSet, call: object) -> Tool[Any, Any] | None:
     name = call.name
     if type(name) is not str:
         return None
-    found = toolset.get(name)
+    found = toolset._callable(name)
     if found is None:
         sent_for = toolset._exports.called_names(toolset).get(name, ())
         found = sent_for[0] if len(sent_for) == 1 else None

@@ -6,6 +6,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
+from toolkit._catalog import offered as listed
 from toolkit._finding import Finding
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool, unbound_method_error
@@ -27,6 +28,7 @@ __all__ = [
     "items",
     "mint_id",
     "not_strict",
+    "offered",
     "pair",
 ]
 
@@ -56,6 +58,17 @@ def as_tools(
         if error is not None:
             raise error
     return found
+
+
+def offered(source: Source) -> list[Tool[Any, Any]]:
+    """What a request offers of `source` for an API that does not load tools itself.
+
+    The eager tools, then `search_tools` when some are deferred, then (for
+    a `ToolSet`) the tools its searches loaded (`toolkit._catalog`).
+    """
+    if getattr(type(source), "_only_tools", False):
+        return source._offered()  # type: ignore[union-attr]
+    return listed(as_tools(source))
 
 
 def field(obj: Any, name: str, camel: str | None = None) -> Any:

@@ -12,6 +12,11 @@ properties kept optional, no recursion, bounds and lengths said in the
 description. Anthropic limits a request to 20 strict tools, 24 optional
 properties and 16 union properties in all: tools past that budget are sent
 with `strict: false`, in order, and `strict_problems` explains any refusal.
+
+Deferred tools (`defer_loading`) are sent with `"defer_loading": true`,
+and Anthropic's own tool search tool is added (BM25, or regex with
+`tool_search="regex"`): the API searches and loads them itself, so the
+export is the same on every turn.
 """
 
 from __future__ import annotations
@@ -45,23 +50,36 @@ __all__ = ["handle", "parse_calls", "results", "strict_problems", "tools"]
 
 _BUDGET: Final = {"tools": 20, "optional": 24, "unions": 16}
 
+_TOOL_SEARCH: Final = {
+    "bm25": ("tool_search_tool_bm25_20251119", "tool_search_tool_bm25"),
+    "regex": ("tool_search_tool_regex_20251119", "tool_search_tool_regex"),
+}
+"""Anthropic's tool search tools, by the `tool_search` option: (type, name)."""
+
 
 def strict_problems(item: Tool[Any, Any]) -> tuple[str, ...]:
     """Why `item` cannot be strict for Anthropic on its own; empty when it can."""
     return anthropic_strict(item.parameters).problems
 
 
-def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
+def tools(
+    source: Source, *, strict: bool = False, tool_search: str = "bm25"
+) -> list[dict[str, Any]]:
     """The request's `tools` value: `[{"name", "description", "input_schema"}, ...]`.
 
     Args:
         source: A `ToolSet`, a `Tool` or a list of tools.
         strict: Use strict tool use where a tool allows it and the request's budget lasts.
+        tool_search: The search tool sent with deferred tools: "bm25" or "regex".
 
     Raises:
+        ValueError: `tool_search` is neither.
         ToolDefinitionError: Two tools would be sent under one name (see
             `Tool.wire_name`).
     """
+    if tool_search not in _TOOL_SEARCH:
+        msg = f"tool_search={tool_search!r}; use one of {', '.join(_TOOL_SEARCH)}"
+        raise ValueError(msg)
     used = {"tools": 0, "optional": 0, "unions": 0}
     definitions = []
     found = as_tools(source)
@@ -79,7 +97,12 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
             definition["strict"] = schema is view.schema
         else:
             definition["input_schema"] = schema
+        if item.defer_loading:
+            definition["defer_loading"] = True
         definitions.append(FrozenDict(definition))
+    if any(item.get("defer_loading") for item in definitions):
+        kind, name = _TOOL_SEARCH[tool_search]
+        definitions.append(FrozenDict(type=kind, name=name))
     return FrozenList(definitions)
 
 

@@ -33,11 +33,11 @@ from toolkit._views import named
 from ._common import (
     MINTED_PREFIX,
     Source,
-    as_tools,
     field,
     handler,
     items,
     mint_id,
+    offered,
     pair,
 )
 from ._parts import as_text, b64, parts_of
@@ -66,7 +66,7 @@ def tools(
         msg = f"schema={schema!r}; use 'json' (parametersJsonSchema) or 'openapi' (parameters)"
         raise ValueError(msg)
     declarations = []
-    found = as_tools(source)
+    found = offered(source)
     for item, name in zip(found, wire_names(found, "gemini"), strict=True):
         declaration = named(item, name)
         if schema == "json":

@@ -36,7 +36,7 @@ from toolkit._tool import Tool
 from toolkit._types import JsonSchema
 from toolkit._views import kept_view, named
 
-from ._common import Source, as_tools, field, handler, items, not_strict, pair
+from ._common import Source, field, handler, items, not_strict, offered, pair
 from ._parts import (
     as_text,
     b64,
@@ -96,7 +96,7 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
         ToolDefinitionError: Two tools would be sent under one name (see
             `Tool.wire_name`).
     """
-    found = as_tools(source)
+    found = offered(source)
     wire_names(found, "openai")  # refuses two tools sent under one name
     kind = "openai-strict" if strict else "openai"
     return FrozenList(
@@ -229,7 +229,7 @@ _MAX_TOOLS: Final = 128  # tools in one request
 
 
 def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
-    """What OpenAI would refuse or weaken: long descriptions, non-strict tools, too many tools.
+    """What OpenAI would refuse or weaken: long descriptions, non-strict tools, too many tools up front.
 
     The Responses API has the same rules; its module reports nothing twice.
     """
@@ -242,8 +242,9 @@ def lint(tools: list[Tool[Any, Any]]) -> Iterator[Finding]:
                 f"the description has {length:,} characters; OpenAI rejects more than {_MAX_DESCRIPTION:,}. Shorten it",
             )
         yield from not_strict(item, "OpenAI", strict_problems(item))
-    if len(tools) > _MAX_TOOLS:
-        message = f"{len(tools)} tools in one set; OpenAI accepts at most {_MAX_TOOLS} per request. Split the set or select fewer"
+    eager = sum(1 for item in tools if not item.defer_loading)
+    if eager > _MAX_TOOLS:
+        message = f"{eager} tools sent up front; OpenAI accepts at most {_MAX_TOOLS} per request. Defer some (defer_loading: the model finds them by search), split the set or select fewer"
         yield Finding(None, "too-many-tools", message)
 
 

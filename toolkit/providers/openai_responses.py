@@ -9,6 +9,11 @@ items += [*response.output, *await provider.handle(toolset, "agent-1", response)
 
 `strict` is always sent: the Responses API treats a missing one as `true`.
 Results are linked by `call_id` (not the item `id`).
+
+Deferred tools (`defer_loading`) are sent with `"defer_loading": true`,
+those of a namespace inside one `{"type": "namespace", ...}` item, and
+the API's own `{"type": "tool_search"}` tool is added: the API searches
+and loads them itself, so the export is the same on every turn.
 """
 
 from __future__ import annotations
@@ -33,17 +38,52 @@ __all__ = ["handle", "output", "parse_calls", "results", "strict_problems", "too
 def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
     """The request's `tools` value: `[{"type": "function", "name", ..., "strict"}, ...]`.
 
+    With deferred tools, also namespaces and the hosted `{"type": "tool_search"}`.
+
     Raises:
         ToolDefinitionError: Two tools would be sent under one name (see
             `Tool.wire_name`).
     """
     found = as_tools(source)
     wire_names(found, "openai_responses")  # refuses two tools sent under one name
+    definitions: list[Any] = []
+    namespaces: dict[str, list[FrozenDict]] = {}
+    any_deferred = False
+    for item in found:
+        definition = function_definition(item, strict=strict)
+        if not item.defer_loading:
+            definitions.append(FrozenDict(type="function", **definition))
+            continue
+        any_deferred = True
+        deferred = FrozenDict(type="function", **definition, defer_loading=True)
+        if item.namespace is None:
+            definitions.append(deferred)
+        else:
+            if item.namespace not in namespaces:
+                definitions.append(item.namespace)  # where the namespace goes
+            namespaces.setdefault(item.namespace, []).append(deferred)
+    if not any_deferred:
+        return FrozenList(definitions)
     return FrozenList(
         [
-            FrozenDict(type="function", **function_definition(item, strict=strict))
-            for item in found
+            _namespace(entry, namespaces[entry]) if isinstance(entry, str) else entry
+            for entry in definitions
         ]
+        + [FrozenDict(type="tool_search")]
+    )
+
+
+def _namespace(name: str, members: list[FrozenDict]) -> FrozenDict:
+    """A `namespace` item: its deferred functions, and a description that names them."""
+    names = [member["name"] for member in members]
+    shown = ", ".join(names[:10]) + (
+        f", and {len(names) - 10} more" if len(names) > 10 else ""
+    )
+    return FrozenDict(
+        type="namespace",
+        name=name,
+        description=f"Tools of {name}: {shown}.",
+        tools=FrozenList(members),
     )
 
 

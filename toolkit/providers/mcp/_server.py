@@ -39,7 +39,7 @@ def require_mcp() -> None:
         raise ImportError(_INSTALL_HINT) from None
 
 
-def build_server(
+def build_server(  # noqa: C901  # one closure per request kind, over the same options
     toolset: ToolSet,
     *,
     name: str = "toolkit",
@@ -67,38 +67,45 @@ def build_server(
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
 
+    When `toolset` has deferred tools, each client loads for itself
+    (`_loading.Loading`): `tools/list` gives the eager tools and
+    `search_tools`, then what that client's searches loaded.
+
     Raises:
         ImportError: The `mcp` package is not installed; the message says how to install it.
     """
     require_mcp()
     import mcp.types as types
-    from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
     from mcp_types import INVALID_PARAMS
 
     from ._host import McpHost, on_set_level
+    from ._loading import Loading
     from ._modern import cache_hints, is_modern, listed, protect_state
     from ._tasks import Tasks
 
     tasks = Tasks(task_store, ttl=task_ttl)
 
+    sessions = Loading(toolset)
+
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
             tools=[
                 types.Tool.model_validate(item)
-                for item in listed(toolset, is_modern(ctx))
+                for item in listed(sessions.of(ctx), is_modern(ctx))
             ]
         )
 
     async def on_call_tool(ctx: Any, params: Any) -> Any:
-        try:
-            tool = toolset[params.name]
-        except KeyError as error:  # a JSON-RPC error, as the MCP spec says
-            raise MCPError(INVALID_PARAMS, str(error.args[0])) from None
+        served = sessions.of(ctx)
+        tool = served._callable(params.name)
+        if tool is None:  # a JSON-RPC error, as the MCP spec says
+            raise MCPError(INVALID_PARAMS, served._unknown(params.name))
         request_id = getattr(ctx, "request_id", None)
         call_id = str(request_id) if request_id is not None else mint_id()
         host = McpHost(ctx, params)
-        call = toolset.aexecute(
+        loaded = served.loaded
+        call = served.aexecute(
             agent_id, call_id, params.name, params.arguments or {}, host=host
         )
 
@@ -120,6 +127,8 @@ def build_server(
             outcome = ToolResult.error(
                 f'Tool "{params.name}" was stopped: its client left before the answer.'
             )
+        if served.loaded != loaded:  # search_tools loaded tools for this client
+            outcome = await sessions.loaded(ctx, served, outcome)
         return finish(outcome)
 
     def input_schema(tool_name: str) -> Any:
@@ -127,12 +136,12 @@ def build_server(
         tool = toolset.get(tool_name)
         return tool.parameters if tool is not None else None
 
-    server = Server(
+    server = sessions.server_class()(
         name,
         version=version,
         get_tool_input_schema=input_schema,
         lifespan=tasks.lifespan,
-        cache_hints=cache_hints(cache_ttl, cache_scope),  # type: ignore[arg-type]
+        cache_hints=cache_hints(cache_ttl, cache_scope),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )

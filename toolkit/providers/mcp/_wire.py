@@ -31,7 +31,14 @@ from toolkit._views import model_description
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
 
-from toolkit.providers._common import Source, as_tools, field, handler, mint_id, pair
+from toolkit.providers._common import (
+    Source,
+    field,
+    handler,
+    mint_id,
+    offered,
+    pair,
+)
 from toolkit.providers._parts import b64, exportable, parts_of
 from toolkit.providers._transform import is_wrapped, wrap_output
 
@@ -120,7 +127,7 @@ def tools(
     warning on the `toolkit` logger, so that the others stay usable.
     """
     listed = []
-    for item in as_tools(source):
+    for item in offered(source):
         found = problems(item)
         try:
             check_name(item.name)

@@ -1,0 +1,118 @@
+"""Deferred tools over MCP: each client loads for itself, and learns what it loaded.
+
+A served set with deferred tools lists its eager tools and `search_tools`
+(`toolkit._catalog`); what a client's searches load is listed for that
+client only. Over stdio or in process one connection is served, and one
+view of the set does; over HTTP each session keeps a view of its own in
+its state, and is sent `notifications/tools/list_changed` when a search
+loads tools. A request without a session (2026-07-28, or a stateless
+server) is on its own: nothing is kept for the next one, so the answer of
+its search gives the definitions of the tools found.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import TYPE_CHECKING, Any
+
+from toolkit._results import ToolResult
+from toolkit._tool import Tool
+
+if TYPE_CHECKING:
+    from toolkit._toolset import ToolSet
+
+__all__ = ["Loading"]
+
+
+class Loading:
+    """The set each client of a server sees, and what the server does when a client loads tools."""
+
+    def __init__(self, toolset: ToolSet) -> None:
+        self.toolset = toolset
+        self.deferred = any(item.defer_loading for item in toolset)
+        self.connection: ToolSet | None = None
+
+    def of(self, ctx: Any) -> ToolSet:
+        """The set that answers a request: the served one, or its client's view of it."""
+        if not self.deferred:
+            return self.toolset
+        if not kept(ctx):
+            return self.toolset.filtered(_every)
+        from ._sessions import current_session
+
+        session = current_session.get()
+        if session is None:
+            if self.connection is None:
+                self.connection = self.toolset.filtered(_every)
+            return self.connection
+        view = session.state.get("tools")
+        if view is None:
+            view = session.state["tools"] = self.toolset.filtered(_every)
+        return view
+
+    async def loaded(
+        self, ctx: Any, served: ToolSet, outcome: ToolResult
+    ) -> ToolResult:
+        """The answer of a call that loaded tools into `served`, once the client is told.
+
+        A client that is kept is sent `notifications/tools/list_changed` (a
+        session that cannot be told is left); one that is not gets the MCP
+        definitions of the tools found in the answer
+        (`structuredContent.definitions`, and the text for its model), and
+        calls them by name like any tool of the set.
+        """
+        if kept(ctx):
+            send = getattr(
+                getattr(ctx, "session", None), "send_tool_list_changed", None
+            )
+            if send is not None:
+                with contextlib.suppress(Exception):
+                    await send()
+            return outcome
+        from ._wire import tools
+
+        found = outcome.structured["tools"]
+        definitions = tools(
+            [served[name].marked(defer_loading=False) for name in found]
+        )
+        lines = "\n".join(
+            json.dumps(item, separators=(",", ":")) for item in definitions
+        )
+        return ToolResult(
+            f"{outcome.text}\nTheir definitions:\n{lines}",
+            structured={"tools": found, "definitions": definitions},
+        )
+
+    def server_class(self) -> Any:
+        """The SDK's lowlevel `Server`, declaring `tools.listChanged` when clients load tools."""
+        from mcp.server.lowlevel import NotificationOptions, Server
+
+        if not self.deferred:
+            return Server
+
+        class ListChangingServer(Server):
+            def create_initialization_options(
+                self, notification_options: Any = None, *args: Any, **kwargs: Any
+            ) -> Any:
+                options = notification_options or NotificationOptions(
+                    tools_changed=True
+                )
+                return super().create_initialization_options(options, *args, **kwargs)
+
+        return ListChangingServer
+
+
+def kept(ctx: Any) -> bool:
+    """Whether the client of a request is the same on its next requests: stdio, in process, or an HTTP session.
+
+    An HTTP request without `Mcp-Session-Id` (2026-07-28, or a stateless
+    server) is on its own.
+    """
+    request = getattr(ctx, "request", None)
+    headers = getattr(request, "headers", None)
+    return headers is None or headers.get("mcp-session-id") is not None
+
+
+def _every(item: Tool[Any, Any]) -> bool:
+    return True
