@@ -187,7 +187,7 @@ def test_the_index_links_every_section() -> None:
 
 def test_the_examples_page_lists_every_example() -> None:
     page = (DOCS / "examples.md").read_text(encoding="utf-8")
-    listed = re.findall(r"^\| `(\w+\.py)` \|", page, re.MULTILINE)
+    listed = re.findall(r"^## `(\w+\.py)`$", page, re.MULTILINE)
     assert sorted(listed) == sorted(
         path.name for path in (ROOT / "examples").glob("*.py")
     )

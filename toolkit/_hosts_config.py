@@ -11,7 +11,7 @@ host documents, keeping every other key and server of that file:
 - Claude Desktop: `claude_desktop_config.json` in the application's
   folder, `mcpServers`
   (https://modelcontextprotocol.io/docs/develop/connect-local-servers).
-- Cursor: `~/.cursor/mcp.json`, `mcpServers` (https://cursor.com/docs/context/mcp).
+- Cursor: `~/.cursor/mcp.json`, `mcpServers` (https://cursor.com/docs/mcp).
 - VS Code: `mcp.json` in the user profile's folder, `servers`, each with a
   `type` (https://code.visualstudio.com/docs/copilot/reference/mcp-configuration).
 - Claude Code: `~/.claude.json`, `mcpServers` at the top, the servers of
