@@ -180,7 +180,9 @@ class Context(Record, Generic[DepsT]):
     @overload
     async def elicit(self, message: str, schema: type[T]) -> Elicited[T]: ...
 
-    async def elicit(self, message: str, schema: Any) -> Elicited[Any]:
+    async def elicit(
+        self, message: str, schema: type[Any] | dict[str, Any]
+    ) -> Elicited[Any]:
         """Ask the user a question, with a form for the answer.
 
         Args:
@@ -323,7 +325,7 @@ class SyncContext:
     @overload
     def elicit(self, message: str, schema: type[T]) -> Elicited[T]: ...
 
-    def elicit(self, message: str, schema: Any) -> Elicited[Any]:
+    def elicit(self, message: str, schema: type[Any] | dict[str, Any]) -> Elicited[Any]:
         """`Context.elicit`, from sync code."""
         from ._elicit import elicit_form
 
