@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from toolkit._cli import main
 from toolkit._hosts_config import config_path
 
 ROOT = pathlib.Path(__file__).parent.parent
@@ -208,6 +209,22 @@ def test_install_refuses_a_bad_target_or_env_before_writing(
     server = toolkit(tmp_path, "install", "cursor", "mcp:uvx mcp-server-time")
     assert server.returncode == 2
     assert server.stderr.startswith("toolkit: error: toolkit install takes a Python")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_mcp_install_and_dev_say_so_and_write_nothing(
+    tmp_path: pathlib.Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "mcp", None)  # `import mcp` fails
+    for command in (["install", "cursor", str(SAMPLE)], ["dev", str(SAMPLE)]):
+        assert main(command) == 2
+        assert capsys.readouterr().err == (
+            "toolkit: error: Serving over MCP needs the `mcp` package: "
+            'pip install "toolkit-llm[mcp]"\n'
+        )
     assert list(tmp_path.iterdir()) == []
 
 

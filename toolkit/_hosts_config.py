@@ -108,6 +108,7 @@ def dev(tools: ToolSet, options: argparse.Namespace) -> int:
     if options.dry_run:
         print(shlex.join(command))
         return 0
+    _require_mcp()
     npx = shutil.which("npx")
     if npx is None:
         msg = "toolkit dev runs the MCP Inspector with npx, which is not on PATH; install Node.js from https://nodejs.org"
@@ -135,12 +136,23 @@ def install(tools: ToolSet, options: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
+    _require_mcp()
     config.setdefault(host.key, {})[name] = entry
     _write(path, config)
     print(
         f"{'Replaced' if replaced else 'Added'} {where}; restart {host.label} to load it."
     )
     return 0
+
+
+def _require_mcp() -> None:
+    """The server the entry starts needs `mcp`: say so now, not in the host's log."""
+    from .providers.mcp._server import require_mcp
+
+    try:
+        require_mcp()
+    except ImportError as error:
+        raise TargetError(str(error)) from None
 
 
 def _env(pairs: list[str]) -> dict[str, str]:
