@@ -69,7 +69,9 @@ docs: $(DOCS_VENV)/.installed
 	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict --site-dir site
 
 # The wheel and the sdist, each installed into a new, empty venv and tried
-# from outside the source tree, so that a file missing from either shows.
+# from outside the source tree, so that a file missing from either shows;
+# `twine check --strict` first, so that a README a package index cannot
+# render, or metadata it refuses, fails here and not at upload.
 $(DIST_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(DIST_VENV)
 	$(DIST_VENV)/bin/python -m pip install --quiet --upgrade "pip>=25.1"
@@ -79,6 +81,7 @@ $(DIST_VENV)/.installed: pyproject.toml
 dist: $(DIST_VENV)/.installed
 	rm -rf dist
 	$(DIST_VENV)/bin/python -m build --outdir dist .
+	$(DIST_VENV)/bin/twine check --strict dist/*.whl dist/*.tar.gz
 	PYTHON=$(PYTHON) bash .ci/smoke dist/*.whl dist/*.tar.gz
 
 # The peers go into a venv of their own, so that the test venv stays lean.

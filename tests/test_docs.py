@@ -185,6 +185,14 @@ def test_the_index_links_every_section() -> None:
     assert set(PAGES) - {"index.md"} <= linked
 
 
+def test_the_examples_page_lists_every_example() -> None:
+    page = (DOCS / "examples.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^## `(\w+\.py)`$", page, re.MULTILINE)
+    assert sorted(listed) == sorted(
+        path.name for path in (ROOT / "examples").glob("*.py")
+    )
+
+
 def test_python_blocks_that_need_a_key_say_so() -> None:
     for page in PAGES:
         for block in blocks((DOCS / page).read_text(encoding="utf-8")):
@@ -217,11 +225,25 @@ def test_install_hints_name_the_distribution() -> None:
 def test_the_api_reference_covers_every_public_name() -> None:
     import toolkit
 
-    reference = (DOCS / "reference.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"^::: ([\w.]+)$", reference, re.MULTILINE))
+    documented = {
+        name
+        for page in (DOCS / "reference").glob("*.md")
+        for name in re.findall(
+            r"^::: ([\w.]+)$", page.read_text(encoding="utf-8"), re.MULTILINE
+        )
+    }
     public = {f"toolkit.{name}" for name in toolkit.__all__}
     providers = {
         f"toolkit.providers.{name}"
         for name in ("openai", "openai_responses", "anthropic", "gemini", "mcp")
     }
     assert public | providers <= documented
+    # An exception a docstring's Raises names is documented too, importable
+    # from `toolkit` or not.
+    from toolkit import _exceptions
+
+    raised = {
+        f"toolkit.{name}" if name in toolkit.__all__ else f"toolkit._exceptions.{name}"
+        for name in _exceptions.__all__
+    }
+    assert raised <= documented

@@ -50,8 +50,9 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     _tracing._trace()  # the API module
-    monkeypatch.setattr(_tracing, "_FOUND", [provider.get_tracer("test")])
+    _tracing.FOUND.append(provider.get_tracer("test"))
     yield exporter
+    _tracing.FOUND.clear()
     provider.shutdown()
 
 

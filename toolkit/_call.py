@@ -32,6 +32,7 @@ reaches worker threads without a parameter more.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
@@ -53,7 +54,7 @@ from ._running import (
     is_awaitable,
     is_large,
 )
-from ._tracing import current, finish, note_error, start_call
+from ._tracing import FOUND, SDK, current, finish, note_error, start_call
 
 if TYPE_CHECKING:
     from ._checker import Check
@@ -223,8 +224,10 @@ class ToolRunner:
         loop keeps serving other calls while they are checked. `policy` is
         what the set the call is made through adds (approvals, tracing).
         """
+        span = None
         content = policy.trace_content if policy is not None else False
-        span = start_call(self.tool, call_id, args, content)
+        if FOUND or SDK in sys.modules:  # an OpenTelemetry SDK may be tracing
+            span = start_call(self.tool, call_id, args, content)
         if span is None:
             return await self._aexecute(
                 agent_id, call_id, args, deps, formatter, pool, policy
@@ -362,8 +365,10 @@ class ToolRunner:
         A sync tool is called right here, or in a thread of the pool when it
         has a timeout; an async tool runs on an event loop of its own.
         """
+        span = None
         content = policy.trace_content if policy is not None else False
-        span = start_call(self.tool, call_id, args, content)
+        if FOUND or SDK in sys.modules:  # an OpenTelemetry SDK may be tracing
+            span = start_call(self.tool, call_id, args, content)
         if span is None:
             return self._execute(agent_id, call_id, args, deps, formatter, pool, policy)
         with current(span):

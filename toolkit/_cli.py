@@ -1,4 +1,4 @@
-"""The `toolkit` command: schema, call, lint, budget and serve for tools in a file or module, and init.
+"""The `toolkit` command: schema, call, lint, budget, serve, dev and install for tools in a file or module, and init.
 
 TARGET is `path/to/file.py` or `package.module`, optionally followed by
 `:attribute` (a `ToolSet`, a `Tool` or a list of tools); without it, every
@@ -20,6 +20,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Final, TypeAlias
 
+from . import _hosts_config as hosts
 from ._content import Text, describe, save_part
 from ._lint import Finding, lint
 from ._target import TargetError, load_target
@@ -73,8 +74,8 @@ def _with_mcp_server(options: argparse.Namespace) -> int:
     a worker thread, whose calls the connection's loop carries out.
     """
     server = options.target[len(_MCP_PREFIX) :].strip()
-    if options.command == "serve":
-        msg = "toolkit serve takes a Python file or module; mcp: targets work with schema, call and lint"
+    if options.command in ("serve", "dev", "install"):
+        msg = f"toolkit {options.command} takes a Python file or module; mcp: targets work with schema, call and lint"
         raise TargetError(msg)
     if not server:
         msg = 'mcp: needs a server: mcp:"uvx mcp-server-time" or mcp:http://127.0.0.1:8000/mcp'
@@ -107,6 +108,8 @@ examples:
   toolkit call tools.py word_count '{"text": "to be or not to be"}'
   toolkit lint tools.py
   toolkit serve tools.py
+  toolkit dev tools.py
+  toolkit install claude-desktop tools.py
 """,
     "schema": """\
 examples:
@@ -145,6 +148,18 @@ examples:
   toolkit serve tools.py --http 0.0.0.0:8000 --auth-token-env TOKEN --allowed-host tools.example.com
   toolkit serve pkg.tools --http 0.0.0.0:8000 --no-auth --stateless --workers 4
 """,
+    "dev": """\
+examples:
+  toolkit dev tools.py
+  toolkit dev tools.py:tools --dry-run
+""",
+    "install": """\
+examples:
+  toolkit install claude-desktop tools.py --dry-run
+  toolkit install cursor tools.py:tools --name weather
+  toolkit install vscode tools.py --env API_KEY=secret
+  toolkit install claude-code /absolute/path/to/tools.py
+""",
     "init": """\
 examples:
   toolkit init
@@ -168,6 +183,8 @@ def _parser() -> argparse.ArgumentParser:
         _lint_command,
         _budget_command,
         _serve_command,
+        _dev_command,
+        _install_command,
         _init_command,
     ):
         add(commands)  # in the order `toolkit --help` lists them
@@ -641,6 +658,58 @@ def _secret(flag: str, variable: str) -> str:
         msg = f"{flag} {variable}: the environment variable {variable} is not set, or empty"
         raise TargetError(msg)
     return value
+
+
+def _dev_command(commands: _Commands) -> None:
+    dev = _command(
+        commands,
+        "dev",
+        "open the MCP Inspector on the tools' server",
+        "Open the official MCP Inspector (a web page to list and call the tools)\n"
+        "on `toolkit serve TARGET`, through npx: needs Node.js.",
+        target=_PYTHON_TARGET_HELP,
+    )
+    dev.add_argument(
+        "--dry-run", action="store_true", help="print the command instead of running it"
+    )
+    dev.set_defaults(run=hosts.dev)
+
+
+def _install_command(commands: _Commands) -> None:
+    install = _command(
+        commands,
+        "install",
+        "add the tools' server to an MCP host's configuration",
+        "Write the entry that starts `toolkit serve TARGET` into the MCP\n"
+        "configuration file of a host, keeping its other entries. The entry\n"
+        "runs this Python with the target's absolute path.",
+        target=None,
+    )
+    install.add_argument(
+        "host", metavar="HOST", choices=hosts.HOSTS, help=", ".join(hosts.HOSTS)
+    )
+    install.add_argument("target", metavar="TARGET", help=_PYTHON_TARGET_HELP)
+    install.add_argument(
+        "--name", help="the server's name in the host (default: the target's name)"
+    )
+    install.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an environment variable for the server (repeatable)",
+    )
+    install.add_argument(
+        "--config",
+        metavar="PATH",
+        help="write this file instead of the host's own (a project's .cursor/mcp.json, .vscode/mcp.json)",
+    )
+    install.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the entry and the file it would go into; write nothing",
+    )
+    install.set_defaults(run=hosts.install)
 
 
 # ------------------------------------------------------------------ init

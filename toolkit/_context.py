@@ -195,7 +195,11 @@ class Context(Record, Generic[DepsT]):
     ) -> Elicited[T]: ...
 
     async def elicit(
-        self, message: str, schema: Any, *, key: str | None = None
+        self,
+        message: str,
+        schema: type[Any] | dict[str, Any],
+        *,
+        key: str | None = None,
     ) -> Elicited[Any]:
         """Ask the user a question, with a form for the answer.
 
@@ -373,7 +377,7 @@ class SyncContext:
     @overload
     def elicit(self, message: str, schema: type[T]) -> Elicited[T]: ...
 
-    def elicit(self, message: str, schema: Any) -> Elicited[Any]:
+    def elicit(self, message: str, schema: type[Any] | dict[str, Any]) -> Elicited[Any]:
         """`Context.elicit`, from sync code."""
         from ._elicit import elicit_form
 

@@ -16,7 +16,7 @@ from typing import Any
 from ._tool import Tool
 from ._toolset import ToolSet
 
-__all__ = ["TargetError", "load_target", "split_target"]
+__all__ = ["TargetError", "load_target", "split_target", "target_name"]
 
 
 class TargetError(Exception):
@@ -43,6 +43,12 @@ def split_target(target: str) -> tuple[str, str, str]:
     if sep and tail and not tail.startswith(("\\", "/")) and len(head) > 1:
         return head, sep, tail
     return target, "", ""
+
+
+def target_name(target: str) -> str:
+    """The name a server of TARGET goes by: `path/to/tools.py:tools` → `tools`; `pkg.tools` → `pkg.tools`."""
+    location = split_target(target)[0]
+    return pathlib.Path(location).stem if location.endswith(".py") else location
 
 
 def _import(location: str) -> ModuleType:

@@ -22,6 +22,7 @@ from typing import (
     ParamSpec,
     Protocol,
     TypeVar,
+    cast,
     overload,
 )
 
@@ -565,7 +566,11 @@ def tool(func: Callable[P, R], /) -> Tool[P, R]: ...
 def tool(**options: Unpack[DecoratorOptions]) -> ToolDecorator: ...
 
 
-def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
+def tool(
+    func: Callable[..., Any] | classmethod[Any, Any, Any] | None = None,
+    /,
+    **options: Unpack[DecoratorOptions],
+) -> Tool[Any, Any] | ToolDecorator:
     """Make a `Tool` of an annotated function; use bare (`@tool`) or with options.
 
     The schema comes from the type hints, the description from the docstring.
@@ -608,7 +613,7 @@ def tool(func: Any = None, /, **options: Unpack[DecoratorOptions]) -> Any:
         except RecursionError:
             raise _too_deep(resolved.qualname) from None
 
-    return decorate if func is None else decorate(func)
+    return cast("ToolDecorator", decorate) if func is None else decorate(func)
 
 
 class _Definition:

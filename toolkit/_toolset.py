@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, cast, overload
 
 from . import _turn
 from ._catalog import SEARCH_TOOL, Catalog
@@ -299,12 +299,12 @@ class ToolSet:
 
     def tool(
         self,
-        func: Any = None,
+        func: Callable[..., Any] | None = None,
         /,
         *,
         replace: bool = False,
         **options: Unpack[DecoratorOptions],
-    ) -> Any:
+    ) -> Tool[Any, Any] | ToolDecorator:
         """Decorate a function with `@tool` and register it; bare, or with `tool`'s options.
 
         Args:
@@ -321,7 +321,7 @@ class ToolSet:
             made: Tool[Any, Any] = make(target)
             return self.add(made, replace=replace)
 
-        return decorate if func is None else decorate(func)
+        return cast("ToolDecorator", decorate) if func is None else decorate(func)
 
     def remove(self, name: str) -> Tool[Any, Any]:
         """Unregister and return the tool called `name`.

@@ -13,8 +13,8 @@ are recorded only when the set asks for them (`ToolSet(trace_content=...)`),
 through its redaction hook. Progress reports, log records and approval
 decisions are events of the call's span.
 
-Nothing of OpenTelemetry is imported by toolkit: until an SDK's tracer
-provider is set, a call makes no span and costs one look-up. The MCP hop is traced by the `mcp` SDK
+Nothing of OpenTelemetry is imported by toolkit: until the SDK is imported
+and its tracer provider set, a call makes no span and costs one look-up. The MCP hop is traced by the `mcp` SDK
 itself (its client and server spans, and the trace context it carries in
 `_meta`), so that an agent's call, the MCP request and the served call are
 one trace.
@@ -22,15 +22,23 @@ one trace.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from ._results import ToolResult
     from ._tool import Tool
 
-__all__ = ["add_event", "current", "finish", "note_error", "start_call", "tracer"]
+__all__ = [
+    "FOUND",
+    "SDK",
+    "add_event",
+    "current",
+    "finish",
+    "note_error",
+    "start_call",
+    "tracer",
+]
 
 Redact = Callable[[str, Any], Any]
 """`redact(tool_name, value) -> value`: what of an argument dict or a result text a span may keep."""
@@ -38,9 +46,9 @@ Redact = Callable[[str, Any], Any]
 # The `opentelemetry.trace` module, or None; decided on first use.
 _API: list[Any] = []
 # toolkit's tracer, once an SDK's provider is set.
-_FOUND: list[Any] = []
-# Whether OTEL_PYTHON_TRACER_PROVIDER names a provider.
-_ENVIRONMENT: list[bool] = []
+FOUND: list[Any] = []
+SDK: Final = "opentelemetry.sdk.trace"
+"""The module that every tracer provider comes from: until it is imported, no call is traced."""
 
 
 def _trace() -> Any:
@@ -57,19 +65,13 @@ def _trace() -> Any:
 def tracer() -> Any:
     """Toolkit's tracer once an OpenTelemetry SDK's provider is set, else None (calls go untraced).
 
-    Providers come from the OpenTelemetry SDK (`opentelemetry-sdk`, or the
-    `OTEL_PYTHON_TRACER_PROVIDER` variable): until its module is imported no
-    provider can be set, and a call pays one dictionary look-up. Once one is
-    set, the tracer is kept (the API lets a provider be set once).
+    A provider comes from the OpenTelemetry SDK (`opentelemetry-sdk`): until
+    its module is imported none can be set, and the call path checks that
+    with one look-up (`SDK in sys.modules`) before it asks here. Once a
+    provider is set, the tracer is kept (the API lets one be set once).
     """
-    if _FOUND:
-        return _FOUND[0]
-    if not _ENVIRONMENT:
-        import os
-
-        _ENVIRONMENT.append("OTEL_PYTHON_TRACER_PROVIDER" in os.environ)
-    if "opentelemetry.sdk.trace" not in sys.modules and not _ENVIRONMENT[0]:
-        return None
+    if FOUND:
+        return FOUND[0]
     trace = _trace()
     if trace is None or isinstance(
         trace.get_tracer_provider(), trace.ProxyTracerProvider
@@ -77,8 +79,8 @@ def tracer() -> Any:
         return None
     from ._version import __version__
 
-    _FOUND.append(trace.get_tracer("toolkit", __version__))
-    return _FOUND[0]
+    FOUND.append(trace.get_tracer("toolkit", __version__))
+    return FOUND[0]
 
 
 def start_call(
@@ -138,7 +140,7 @@ def finish(span: Any, result: ToolResult, content: bool | Redact, name: str) -> 
 
 def note_error(error: BaseException) -> None:
     """Name the exception a tool raised on the current call's span (`error.type`)."""
-    if not _FOUND:
+    if not FOUND:
         return
     span = _API[0].get_current_span()
     if span.is_recording():
@@ -147,7 +149,7 @@ def note_error(error: BaseException) -> None:
 
 def add_event(name: str, attributes: dict[str, Any]) -> None:
     """An event on the current call's span (progress, a log record, an approval)."""
-    if not _FOUND:
+    if not FOUND:
         return
     span = _API[0].get_current_span()
     if span.is_recording():

@@ -13,7 +13,6 @@ import functools
 import ipaddress
 import logging
 import math
-import pathlib
 import secrets
 import signal
 import socket
@@ -21,7 +20,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from toolkit._target import TargetError, load_target, split_target
+from toolkit._target import TargetError, load_target, target_name
 from toolkit._version import __version__
 
 from ._app import asgi_app, is_ipv6
@@ -107,7 +106,7 @@ def serve(
     require_mcp()
     target = toolset if isinstance(toolset, str) else None
     tools = _load(toolset)
-    name = name or (_target_name(target) if target else "toolkit")
+    name = name or (target_name(target) if target else "toolkit")
     if http is None:
         http_only = {
             "workers": workers != 1,
@@ -172,12 +171,6 @@ def _load(toolset: ToolSet | str) -> ToolSet:
         return load_target(toolset)
     except TargetError as error:
         raise ValueError(str(error)) from None
-
-
-def _target_name(target: str) -> str:
-    """`path/to/tools.py:tools` → `tools`; `pkg.tools` → `pkg.tools`."""
-    location = split_target(target)[0]
-    return pathlib.Path(location).stem if location.endswith(".py") else location
 
 
 # ---------------------------------------------------------------- where and how
