@@ -166,7 +166,7 @@ def _modules_entered(operation: Callable[[], Any]) -> set[str]:
 
 def _crossed(name: str) -> list[str]:
     """The modules a warm `ToolSet.run` of one call of the tool `name` enters."""
-    made: Tool[..., Any] = {"greet": greet, "agreet": agreet}[name]
+    made: Tool[..., Any] = greet if name == "greet" else agreet
     tools = ToolSet([made], max_threads=1)  # a pool whose thread starts in the test
     calls = [ToolCall("c1", made.name, {"name": "Ada"})]
     loop = asyncio.new_event_loop()
