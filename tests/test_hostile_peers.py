@@ -125,7 +125,11 @@ def test_the_automaton_agrees_with_re_search(pattern: str, text: str) -> None:
         ("(a)\\1", "backreference"),
         ("(?i)abc", "flags"),
         ("a{5000}", f"more than {MAX_STATES} states"),
-        ("(?>a+)b", "atomic group"),
+        # Python reads atomic groups from 3.11; before, it cannot read them at all.
+        (
+            "(?>a+)b",
+            "atomic group" if sys.version_info >= (3, 11) else "cannot read it",
+        ),
         ("[", "Python cannot read it"),
     ],
 )
