@@ -172,7 +172,7 @@ def test_dry_run_prints_the_entry_and_writes_nothing(tmp_path: pathlib.Path) -> 
 @pytest.mark.parametrize(
     ("text", "error"),
     [
-        ('{"mcpServers": {"a": 1},}', "is not valid JSON (Expecting property name"),
+        ('{"mcpServers": {"a": 1},}', "is not valid JSON ("),
         ("[1, 2]", "holds a JSON list, not an object; nothing was written"),
         ('{"mcpServers": []}', '"mcpServers" is not an object of servers by name'),
     ],
