@@ -739,3 +739,107 @@ def test_a_client_that_cannot_be_asked_gets_an_error_saying_so(mode: str) -> Non
     )
     assert "elicitation" in text
     assert counter.calls == []
+
+
+SERVED = '''
+from pathlib import Path
+
+from toolkit import ToolSet, tool
+
+CALLS = Path(__file__).with_suffix(".calls")
+
+
+@tool(requires_approval=True)
+def delete_file(path: str) -> str:
+    """Delete a file.
+
+    Args:
+        path: The file.
+    """
+    with CALLS.open("a") as calls:
+        calls.write(path + "\\n")
+    return f"Deleted {path}."
+
+
+tools = ToolSet([delete_file])
+'''
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """`toolkit serve` over HTTP in a process of its own; yields its URL and its call log."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.servers import free_port, wait_for_port
+
+    module = tmp_path_factory.mktemp("served") / "deleting.py"
+    module.write_text(SERVED)
+    port = free_port()
+    with subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "serve",
+            f"{module}:tools",
+            "--http",
+            f"127.0.0.1:{port}",
+            "--no-auth",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        try:
+            wait_for_port(process, port)
+            yield f"http://127.0.0.1:{port}/mcp", module.with_suffix(".calls")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=15)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize(
+    "answer", [None, {"approve": True}, {"approve": False, "reason": "keep it"}]
+)
+def test_toolkit_serve_asks_the_official_client(
+    served: tuple[str, Any], mode: str, answer: dict[str, Any] | None
+) -> None:
+    """Each protocol generation's official client approves, denies, or cannot be asked."""
+    import mcp.types as types
+    from mcp.client import Client
+
+    url, log = served
+    path = f"{mode}-{answer and answer['approve']}.txt"
+    asked: list[str] = []
+
+    async def elicitation(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content=answer)
+
+    async def main() -> types.CallToolResult:
+        callback = elicitation if answer else None
+        async with Client(url, mode=mode, elicitation_callback=callback) as client:
+            return await client.call_tool("delete_file", {"path": path})
+
+    result = asyncio.run(asyncio.wait_for(main(), 60))
+    text = "".join(b.text for b in result.content if isinstance(b, types.TextContent))
+    ran = log.read_text().splitlines() if log.exists() else []
+    if answer is None:
+        assert asked == []
+        assert result.is_error
+        assert text.startswith('Tool "delete_file" needs a human\'s approval')
+        assert path not in ran
+    elif answer["approve"]:
+        assert asked == [
+            f'Allow the tool "delete_file" to run with the arguments {{"path": "{path}"}}?'
+        ]
+        assert (result.is_error, text) == (False, f"Deleted {path}.")
+        assert ran.count(path) == 1
+    else:
+        assert len(asked) == 1
+        assert result.is_error
+        assert text == 'The user denied the call of "delete_file": keep it'
+        assert path not in ran
