@@ -188,7 +188,11 @@ class Tasks:
         call fails with); it is used for a quick call and for a task's result.
         """
         running = asyncio.ensure_future(call)
-        done, _ = await asyncio.wait({running}, timeout=self.window)
+        try:
+            done, _ = await asyncio.wait({running}, timeout=self.window)
+        except BaseException:  # the call was stopped before it became a task
+            running.cancel()
+            raise
         if done or host.pending or host.missing is not None:
             return finish(await running)
         task_id = secrets.token_urlsafe(16)
