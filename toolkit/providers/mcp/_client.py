@@ -137,7 +137,10 @@ async def connect(
     wrong (a timeout, a transport failure, a server that died) is an error
     result naming the server and the cause, and the next call connects
     again. Leaving the `async with` closes the connection (a stdio server
-    is stopped).
+    is stopped). On a 2026-07-28 connection, a call that the server answers
+    with a task (the tasks extension, which the client declares) is followed
+    to its end, and its result is the task's; the tool list is kept for as
+    long as the server's `ttlMs` allows, across reconnections too.
 
     Args:
         target: A command line (`"uvx mcp-server-time"`, split as a shell
@@ -152,7 +155,8 @@ async def connect(
             the client declares no sampling or elicitation capability.
         timeout: Seconds a call (and each request of a listing) may take;
             then the call is cancelled on the server
-            (`notifications/cancelled`) and its result is an error. None: no
+            (`notifications/cancelled`, or `tasks/cancel` for a call the
+            server runs as a task) and its result is an error. None: no
             limit for calls; a whole listing takes at most
             `Backoff.connect_seconds` either way.
         env: Environment variables for a stdio server, over the few that
