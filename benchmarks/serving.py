@@ -13,6 +13,10 @@ Two measurements, on 127.0.0.1 only, each server started fresh on a free port:
   it loads, and on a small machine the two compete for the cores; the raw
   sessions cost a tenth of it. With `--generator client` the sessions are
   the official client's.
+- The rows marked "2026-07-28 client" load the same servers with a client of
+  MCP 2026-07-28: no session; each request carries the protocol version,
+  client info and capabilities in `_meta`, and the `Mcp-Method` and
+  `Mcp-Name` headers (the official client's `Client`, mode "auto").
 - Cold start: spawn to the first `tools/list` answer over stdio, raw
   JSON-RPC over the pipes, REPEATS times interleaved; the median. Both run
   from byte-compiled modules, as installed packages do.
@@ -76,9 +80,14 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+PROTOCOL_VERSION = "2025-06-18"
+MODERN = "2026-07-28"
+
 LOAD_ROWS: list[tuple[str, list[str] | None]] = [
     ("toolkit serve (default)", []),
     ("MCP SDK MCPServer (default)", None),
+    (f"toolkit serve (default), {MODERN} client", []),
+    (f"MCP SDK MCPServer (default), {MODERN} client", None),
     ("toolkit serve --no-resume", ["--no-resume"]),
     (
         "toolkit serve --stateless --json-response --workers 2",
@@ -188,13 +197,47 @@ def rss_mb(pid: int) -> float:
 
 # ------------------------------------------------------------------ load
 
-PROTOCOL_VERSION = "2025-06-18"
+TOOLKIT = "toolkit serve (default)"
+SDK_ROW = "MCP SDK MCPServer (default)"
 
 
-async def _client(url: str, sessions: int, duration: float) -> dict[str, Any]:
-    """`sessions` sessions of the official MCP client; each calls `add` back to back once told to go."""
-    from mcp import ClientSession
+def version_of(label: str) -> str:
+    """The protocol version a row's clients speak."""
+    return MODERN if label.endswith(f"{MODERN} client") else PROTOCOL_VERSION
+
+
+@contextlib.asynccontextmanager
+async def official(url: str, version: str) -> Any:
+    """A connected session of the official MCP client, of `version`; yields something with `call_tool`."""
+    from mcp import Client, ClientSession
     from mcp.client.streamable_http import streamable_http_client
+
+    if version == MODERN:
+        async with Client(url) as client:
+            assert client.protocol_version == MODERN, client.protocol_version
+            yield client
+        return
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def added(result: dict[str, Any], total: int) -> bool:
+    """Whether a `CallToolResult` is `add`'s right sum (2026-07-28 clients may get it unwrapped)."""
+    return (
+        not result.get("isError")
+        and result.get("structuredContent") in ({"result": total}, total)
+        and result.get("content") == [{"type": "text", "text": str(total)}]
+    )
+
+
+async def _client(
+    url: str, sessions: int, duration: float, version: str
+) -> dict[str, Any]:
+    """`sessions` sessions of the official MCP client; each calls `add` back to back once told to go."""
 
     latencies: list[float] = []
     errors = 0
@@ -205,11 +248,7 @@ async def _client(url: str, sessions: int, duration: float) -> dict[str, Any]:
 
     async def one(index: int) -> None:
         nonlocal errors, ready
-        async with (
-            streamable_http_client(url) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
+        async with official(url, version) as session:
             await session.list_tools()
             ready += 1
             await go.wait()
@@ -245,43 +284,39 @@ def _own_cpu() -> float:
     return usage.user + usage.system
 
 
-async def precheck(url: str) -> None:
-    """One session of the official MCP client: initialize, list, call `add`, check the sum.
+async def precheck(url: str, version: str) -> None:
+    """One session of the official MCP client: connect, list, call `add`, check the sum.
 
     Run against each server before the raw load, so that what the load
     measures is a server the official client works with.
     """
-    from mcp import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
-
-    async with (
-        streamable_http_client(url) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
+    async with official(url, version) as session:
         listed = await session.list_tools()
         assert [t.name for t in listed.tools] == ["add"], listed
         for a in (1, 20):
             result = await session.call_tool("add", {"a": a, "b": 1})
-            assert not result.is_error, result
-            assert result.structured_content == {"result": a + 1}, result
+            dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            assert added(dumped, a + 1), result
 
 
 class RawSession:
     """One MCP session over one keep-alive HTTP/1.1 connection, as bytes.
 
     The requests are those the official client sends (the same headers, the
-    session id, the protocol version); an answer is read whole (JSON, or the
-    event stream up to its end) and checked. It costs the load generator a
-    fraction of what the official client does, so that the server, not the
-    generator, is what the load measures.
+    session id, the protocol version; for 2026-07-28, no session and the
+    `_meta` and headers each request carries); an answer is read whole
+    (JSON, or the event stream up to its end) and checked. It costs the load
+    generator a fraction of what the official client does, so that the
+    server, not the generator, is what the load measures.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, version: str = PROTOCOL_VERSION) -> None:
         rest = url.split("://", 1)[1]
         hostport, _, path = rest.partition("/")
         host, _, port = hostport.rpartition(":")
         self.host, self.port, self.path = host, int(port), "/" + path
+        self.version = version
+        self.extra: list[bytes] = []  # the headers of the request being sent
         self.session: str | None = None
         self.next_id = 0
         self.reader: asyncio.StreamReader | None = None
@@ -289,6 +324,10 @@ class RawSession:
 
     async def open(self) -> None:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        if self.version == MODERN:  # no handshake: every request says who it is
+            listed = await self.request("tools/list", {})
+            assert [t["name"] for t in listed["result"]["tools"]] == ["add"], listed
+            return
         answer = await self.request(
             "initialize",
             {
@@ -316,16 +355,17 @@ class RawSession:
         answer = await self.request(
             "tools/call", {"name": "add", "arguments": {"a": a, "b": b}}
         )
-        result = answer.get("result") or {}
-        return (
-            not result.get("isError")
-            and result.get("structuredContent") == {"result": a + b}
-            and result.get("content") == [{"type": "text", "text": str(a + b)}]
-        )
+        return added(answer.get("result") or {}, a + b)
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.next_id += 1
         message = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        self.extra = []
+        if self.version == MODERN:
+            params = {**params, "_meta": MODERN_META}
+            self.extra.append(f"mcp-method: {method}".encode())
+            if "name" in params:
+                self.extra.append(f"mcp-name: {params['name']}".encode())
         message["params"] = params
         for answer in await self.post(message):
             if answer.get("id") == self.next_id:
@@ -353,8 +393,9 @@ class RawSession:
             f"host: {self.host}:{self.port}".encode(),
             b"accept: application/json, text/event-stream",
             b"content-type: application/json",
-            f"mcp-protocol-version: {PROTOCOL_VERSION}".encode(),
+            f"mcp-protocol-version: {self.version}".encode(),
             f"content-length: {len(body)}".encode(),
+            *self.extra,
         ]
         if self.session is not None:
             head.append(b"mcp-session-id: " + self.session.encode())
@@ -393,13 +434,22 @@ class RawSession:
             await self.reader.readexactly(2)
 
 
-async def _raw_client(url: str, sessions: int, duration: float) -> dict[str, Any]:
+MODERN_META: dict[str, Any] = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+async def _raw_client(
+    url: str, sessions: int, duration: float, version: str
+) -> dict[str, Any]:
     """`sessions` `RawSession`s in this process; each calls `add` back to back once told to go."""
     latencies: list[float] = []
     errors = 0
     go = asyncio.Event()
     stop_at = 0.0
-    opened = [RawSession(url) for _ in range(sessions)]
+    opened = [RawSession(url, version) for _ in range(sessions)]
     await asyncio.gather(*(each.open() for each in opened))
     print("ready", flush=True)
     await asyncio.to_thread(sys.stdin.readline)
@@ -438,9 +488,10 @@ def measure_load(
     row: Row, port: int, sessions: int, clients: int, duration: float, generator: str
 ) -> None:
     url = f"http://127.0.0.1:{port}/mcp"
+    version = version_of(row.label)
     with running(row.command, port) as server:
         if generator == "raw":
-            asyncio.run(asyncio.wait_for(precheck(url), START_LIMIT))
+            asyncio.run(asyncio.wait_for(precheck(url, version), START_LIMIT))
         row.rss_before_mb = settled_rss(server.pid)
         shares = [
             sessions // clients + (i < sessions % clients) for i in range(clients)
@@ -455,6 +506,7 @@ def measure_load(
                     url,
                     str(share),
                     str(duration),
+                    version,
                 ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -646,8 +698,8 @@ def report(rows: list[Row], cold: dict[str, float], options: argparse.Namespace)
                 f"| {row.rss_before_mb:.0f} MB | {row.rss_after_mb:.0f} MB |"
             )
         by_label = {row.label: row for row in rows}
-        ours = by_label.get("toolkit serve (default)")
-        sdk = by_label.get("MCP SDK MCPServer (default)")
+        ours = by_label.get(TOOLKIT)
+        sdk = by_label.get(SDK_ROW)
         scaled = by_label.get("toolkit serve --stateless --json-response --workers 2")
         one = by_label.get("toolkit serve --stateless")
         two = by_label.get("toolkit serve --stateless --workers 2")
@@ -656,6 +708,15 @@ def report(rows: list[Row], cold: dict[str, float], options: argparse.Namespace)
             lines.append(
                 f"- toolkit / SDK calls/s: **{ours.calls_per_s / sdk.calls_per_s:.2f}×** (goal ≥ 1.0×); "
                 f"p99 {ours.p99_ms:.0f} vs {sdk.p99_ms:.0f} ms (goal: no worse)"
+            )
+        modern = [
+            by_label.get(f"{label}, {MODERN} client") for label in (TOOLKIT, SDK_ROW)
+        ]
+        if modern[0] and modern[1]:
+            lines.append(
+                f"- {MODERN} clients, toolkit / SDK calls/s: "
+                f"**{modern[0].calls_per_s / modern[1].calls_per_s:.2f}×**; "
+                f"p99 {modern[0].p99_ms:.0f} vs {modern[1].p99_ms:.0f} ms"
             )
         plain = by_label.get("toolkit serve --no-resume")
         if plain and sdk:
@@ -771,8 +832,10 @@ def main() -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--client"]:
         kind, url = sys.argv[2], sys.argv[3]
-        sessions, duration = int(sys.argv[4]), float(sys.argv[5])
+        sessions, duration, version = int(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
         load = _raw_client if kind == "raw" else _client
-        print(json.dumps(asyncio.run(load(url, sessions, duration))), flush=True)
+        print(
+            json.dumps(asyncio.run(load(url, sessions, duration, version))), flush=True
+        )
     else:
         main()

@@ -14,6 +14,10 @@ client did:
   mid-call; the SDK's transport reconnects as told by the stream's `retry`.
 - `elicitation-sep1034-client-defaults`: the server asks a question during
   a call; the host below accepts with the defaults of the question's schema.
+- `http-standard-headers`, `http-invalid-tool-headers`: call every tool the
+  client keeps (the SDK's client leaves out one whose `x-mcp-header` is
+  invalid); `http-custom-headers`: make the calls the scenario names, whose
+  parameters marked `x-mcp-header` go as `Mcp-Param-*` headers.
 - `auth/...`: the server wants OAuth. `connect(url, auth=...)` takes the MCP
   SDK's `OAuthClientProvider`; its redirect handler follows the test
   authorization server's redirect and reads the code from it, as a browser
@@ -106,6 +110,41 @@ async def request_state(url: str) -> None:
         for name in tools.names:
             result = await tools.aexecute("conformance", "1", name, {})
             print(f"{name}: {result.text}", file=sys.stderr)
+
+
+async def every_tool(url: str) -> None:
+    """List the tools and call each one, a word for each string it requires.
+
+    The SDK's client sends `Mcp-Method` and `Mcp-Name` on every request and
+    leaves out a tool whose `x-mcp-header` annotations are invalid.
+    """
+    async with mcp.connect(url) as tools:
+        for item in tools:
+            schema = item.parameters
+            arguments = {
+                name: "conformance"
+                for name in schema.get("required", [])
+                if schema["properties"][name].get("type") == "string"
+            }
+            _expect_ok(await tools.aexecute("conformance", "1", item.name, arguments))
+
+
+async def header_calls(url: str) -> None:
+    """Make the calls the scenario names: parameters marked `x-mcp-header` go as `Mcp-Param-*` headers.
+
+    A null argument is left out, as a host does for an optional parameter
+    the model set to null (the tool's schema does not allow null).
+    """
+    async with mcp.connect(url) as tools:
+        for call in _context().get("toolCalls", []):
+            arguments = {
+                key: value
+                for key, value in call["arguments"].items()
+                if value is not None
+            }
+            _expect_ok(
+                await tools.aexecute("conformance", "1", call["name"], arguments)
+            )
 
 
 async def authorized(url: str) -> None:
@@ -320,6 +359,9 @@ SCENARIOS = {
     "json-schema-ref-no-deref": initialize,
     "json-schema-2020-12-preservation": schema_echo,
     "sep-2322-client-request-state": request_state,
+    "http-standard-headers": every_tool,
+    "http-custom-headers": header_calls,
+    "http-invalid-tool-headers": every_tool,
 }
 
 

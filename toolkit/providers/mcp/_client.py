@@ -50,6 +50,7 @@ from toolkit._running import in_thread, is_seconds, thread_waiting_here
 from toolkit._tool import Tool
 
 from ._client_host import HostBridge
+from ._client_tasks import DEADLINE, tasks_extension
 
 if TYPE_CHECKING:
     import asyncio
@@ -136,7 +137,10 @@ async def connect(
     wrong (a timeout, a transport failure, a server that died) is an error
     result naming the server and the cause, and the next call connects
     again. Leaving the `async with` closes the connection (a stdio server
-    is stopped).
+    is stopped). On a 2026-07-28 connection, a call that the server answers
+    with a task (the tasks extension, which the client declares) is followed
+    to its end, and its result is the task's; the tool list is kept for as
+    long as the server's `ttlMs` allows, across reconnections too.
 
     Args:
         target: A command line (`"uvx mcp-server-time"`, split as a shell
@@ -151,7 +155,8 @@ async def connect(
             the client declares no sampling or elicitation capability.
         timeout: Seconds a call (and each request of a listing) may take;
             then the call is cancelled on the server
-            (`notifications/cancelled`) and its result is an error. None: no
+            (`notifications/cancelled`, or `tasks/cancel` for a call the
+            server runs as a task) and its result is an error. None: no
             limit for calls; a whole listing takes at most
             `Backoff.connect_seconds` either way.
         env: Environment variables for a stdio server, over the few that
@@ -475,6 +480,7 @@ class _Remote:
         self, target: _ServerAddress, *, host: Any, timeout: float | None
     ) -> None:
         import anyio
+        from mcp.client.caching import CacheConfig, InMemoryResponseCacheStore
 
         from toolkit._toolset import ToolSet
 
@@ -494,6 +500,12 @@ class _Remote:
         self._last_cause = ""
         self._refreshing = False
         self._stale = False
+        # Kept across reconnections: a tools/list within its ttlMs is not asked again.
+        self._cache = CacheConfig(
+            store=InMemoryResponseCacheStore(),
+            partition="toolkit",
+            target_id=self.label,
+        )
         self._known: dict[
             str, tuple[str, Tool[Any, Any]]
         ] = {}  # remote name -> (definition, tool)
@@ -570,6 +582,8 @@ class _Remote:
                     self.target.transport(lambda: link.end()),
                     **self._callbacks(),
                     read_timeout_seconds=self.timeout,
+                    extensions=[tasks_extension()],
+                    cache=self._cache,
                 )
                 async with client:
                     link.client = client
@@ -840,6 +854,10 @@ class _Remote:
             except Exception as error:  # listing the tools again failed
                 return self._error(remote, _cause(error))
             assert link.client is not None  # a live link
+            ends = time.monotonic() + (
+                math.inf if self.timeout is None else self.timeout
+            )
+            deadline = DEADLINE.set(ends)  # a task's polling ends by then too
             try:
                 with self.bridge.calling(context):
                     result = await link.client.call_tool(
@@ -856,6 +874,8 @@ class _Remote:
             except Exception as error:  # a transport failure: this connection is over
                 link.end(_cause(error))
                 return self._error(remote, _cause(error))
+            finally:
+                DEADLINE.reset(deadline)
             return _result(result)
         raise AssertionError  # pragma: no cover  # the second attempt returns
 
