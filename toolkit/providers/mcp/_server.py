@@ -90,7 +90,7 @@ def build_server(
     handlers = Handlers(
         Loading(toolset), Tasks(task_store, ttl=task_ttl), agent_id, sse_poll
     )
-    server = handlers.loading.server_class()(
+    server = handlers.loading.server(
         name,
         version=version,
         get_tool_input_schema=handlers.input_schema,
