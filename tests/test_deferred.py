@@ -346,6 +346,25 @@ def test_search_ranks_every_tool_and_indexes_only_after_a_change(
     assert tools.search("email", k=0) == []
 
 
+def test_a_list_with_deferred_tools_and_its_own_search_tools_is_refused() -> None:
+    """Two tools would answer to `search_tools`: the user's and the one the export adds."""
+    from toolkit import DuplicateToolError, providers
+
+    mine = _tool("search_tools", "Search the web.")
+    tools = [mine, *catalog()]
+    for format in ("openai", "gemini", "mcp"):
+        with pytest.raises(DuplicateToolError, match="Rename it") as raised:
+            providers.get(format).tools(tools)
+        assert raised.value.name == "search_tools"
+    # In a set, the user's tool takes the place of the search.
+    own = ToolSet([mine]) | catalog()
+    assert names_of(own.export("openai"), "openai").count("search_tools") == 1
+    assert call(own, "c1", "search_tools", {"text": "x"}).text == "search_tools ran"
+    # Without deferred tools, nothing is added and nothing collides.
+    eager = [mine, *(item.marked(defer_loading=False) for item in catalog())]
+    assert "search_tools" in names_of(openai.tools(eager), "openai")
+
+
 def test_gemini_and_openai_modules_offer_the_same_search_tool() -> None:
     chat = openai.tools(catalog())[-1]["function"]
     declaration = gemini.tools(catalog())[0]["functionDeclarations"][-1]
