@@ -154,17 +154,52 @@ class Handlers:
         if tool.task is not None and self.tasks.negotiated(ctx):
             return await self.tasks.call(host, call, finish)
         self.tasks.check_required(tool, call)
-        close = getattr(ctx, "close_sse_stream", None) if self.sse_poll else None
-        outcome = await _run_call(
-            _uninterrupted(call, params.name), close, self.sse_poll
-        )
-        if outcome is None:
-            outcome = ToolResult.error(
-                f'Tool "{params.name}" was stopped: its client left before the answer.'
-            )
+        outcome = await self.run(ctx, call, params.name)
         if served.loaded != loaded:  # search_tools loaded tools for this client
             outcome = await self.loading.loaded(ctx, served, outcome)
         return finish(outcome)
+
+    async def run(self, ctx: Any, call: Any, name: str) -> ToolResult:
+        """Await `call`, the tool `name` running for the request of `ctx`.
+
+        Over HTTP the request's record (`_sessions.Request`) holds the call,
+        so that the app can stop it when the client leaves and does not
+        come back for the answer: the result then says so. With `sse_poll`
+        (the transport gives `close_sse_stream` only to requests whose
+        client can resume), the request's event stream is ended every
+        `sse_poll` seconds while the call runs: the client reconnects with
+        `Last-Event-ID` and is sent the answer, and no connection stays
+        open longer, whatever the tool takes. A `KeyboardInterrupt` that
+        the tool raised is its error result; a real interrupt of the server
+        is a signal, which stops it without raising here.
+        """
+        import anyio
+
+        from ._sessions import current_request
+
+        seconds = self.sse_poll
+        close = getattr(ctx, "close_sse_stream", None) if seconds else None
+        request = current_request.get()
+        outcome: ToolResult | None = None
+        with anyio.CancelScope() as scope:
+            if request is not None:
+                request.calls.add(scope)
+                if request.left:
+                    scope.cancel()
+            try:
+                async with anyio.create_task_group() as group:
+                    if close is not None and seconds is not None:
+                        group.start_soon(_poll, close, seconds, request)
+                    outcome = await _uninterrupted(call, name)
+                    group.cancel_scope.cancel()
+            finally:
+                if request is not None:
+                    request.calls.discard(scope)
+        if scope.cancel_called or outcome is None:
+            return ToolResult.error(
+                f'Tool "{name}" was stopped: its client left before the answer.'
+            )
+        return outcome
 
     def input_schema(self, tool_name: str) -> Any:
         """What the transport checks a call's `Mcp-Param-*` headers against."""
@@ -186,51 +221,12 @@ def _finish(
 
 
 async def _uninterrupted(call: Any, name: str) -> ToolResult:
-    """`call`'s result; the `KeyboardInterrupt` that its tool raised is its error result.
-
-    A real interrupt of the server is a signal, which stops it without
-    raising here (uvicorn's handler, `serve_stdio`'s).
-    """
     try:
         outcome: ToolResult = await call
     except KeyboardInterrupt as error:
         log_failure("Tool %r raised KeyboardInterrupt", name, error=error)
         return ToolResult.error(f'Tool "{name}" raised KeyboardInterrupt.')
     return outcome
-
-
-async def _run_call(call: Any, close: Any, seconds: float | None) -> ToolResult | None:
-    """Await `call`; None when the HTTP request that made it stopped it.
-
-    Over HTTP the request's record (`_sessions.Request`) holds the call, so
-    that the app can stop it when the client leaves and does not come back
-    for the answer. With `close` (SSE polling; the transport gives it only
-    to requests whose client can resume), the request's event stream is
-    ended every `seconds` while the call runs: the client reconnects with
-    `Last-Event-ID` and is sent the answer, and no connection stays open
-    longer than `seconds`, whatever the tool takes.
-    """
-    import anyio
-
-    from ._sessions import current_request
-
-    request = current_request.get()
-    outcome: ToolResult | None = None
-    with anyio.CancelScope() as scope:
-        if request is not None:
-            request.calls.add(scope)
-            if request.left:
-                scope.cancel()
-        try:
-            async with anyio.create_task_group() as group:
-                if close is not None and seconds is not None:
-                    group.start_soon(_poll, close, seconds, request)
-                outcome = await call
-                group.cancel_scope.cancel()
-        finally:
-            if request is not None:
-                request.calls.discard(scope)
-    return None if scope.cancel_called else outcome
 
 
 async def _poll(close: Any, seconds: float, request: Any) -> None:
