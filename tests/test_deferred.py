@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
+import signal
+import subprocess
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -342,6 +346,25 @@ def test_search_ranks_every_tool_and_indexes_only_after_a_change(
     assert tools.search("email", k=0) == []
 
 
+def test_a_list_with_deferred_tools_and_its_own_search_tools_is_refused() -> None:
+    """Two tools would answer to `search_tools`: the user's and the one the export adds."""
+    from toolkit import DuplicateToolError, providers
+
+    mine = _tool("search_tools", "Search the web.")
+    tools = [mine, *catalog()]
+    for format in ("openai", "gemini", "mcp"):
+        with pytest.raises(DuplicateToolError, match="Rename it") as raised:
+            providers.get(format).tools(tools)
+        assert raised.value.name == "search_tools"
+    # In a set, the user's tool takes the place of the search.
+    own = ToolSet([mine]) | catalog()
+    assert names_of(own.export("openai"), "openai").count("search_tools") == 1
+    assert call(own, "c1", "search_tools", {"text": "x"}).text == "search_tools ran"
+    # Without deferred tools, nothing is added and nothing collides.
+    eager = [mine, *(item.marked(defer_loading=False) for item in catalog())]
+    assert "search_tools" in names_of(openai.tools(eager), "openai")
+
+
 def test_gemini_and_openai_modules_offer_the_same_search_tool() -> None:
     chat = openai.tools(catalog())[-1]["function"]
     declaration = gemini.tools(catalog())[0]["functionDeclarations"][-1]
@@ -358,7 +381,7 @@ def text_of(result: mcp_types.CallToolResult) -> str:
     return part.text
 
 
-async def _mcp_round(client: Any, changes: list[str]) -> None:
+async def _mcp_round(client: Any, changes: list[Any]) -> None:
     listed = [item.name for item in (await client.list_tools()).tools]
     assert listed == ["get_time", "echo", "search_tools"]
     found = await client.call_tool("search_tools", {"query": "send an email"})
@@ -373,40 +396,125 @@ async def _mcp_round(client: Any, changes: list[str]) -> None:
     assert sent.content[0].text == "send_email ran"
 
 
-def test_an_mcp_session_sees_loaded_tools_appear_and_other_sessions_do_not() -> None:
+async def _sees_loaded_tools(target: Any, mode: str) -> list[Any]:
+    """A round of the official client of `mode`'s generation; what it was told of its tools list.
+
+    2025-11-25: `notifications/tools/list_changed` on the session.
+    2026-07-28: a `ToolsListChanged` event on the `subscriptions/listen`
+    stream that the client opened (its `tools/list`, which it caches, is
+    fetched again on the event); the stream's id comes first.
+    """
     from mcp import Client
 
-    from toolkit.providers.mcp import build_server
-
-    server = build_server(catalog())
-    changes: list[str] = []
+    changes: list[Any] = []
+    opened: list[Any] = []
 
     async def on_message(message: Any) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
-            changes.append(message.method)
+            changes.append(message)
 
-    async def main() -> None:
-        async with Client(server, mode="legacy", message_handler=on_message) as client:
+    async def listen(client: Any, ready: anyio.Event) -> None:
+        async with client.listen(tools_list_changed=True) as events:
+            opened.append(events.subscription_id)
+            ready.set()
+            async for event in events:
+                changes.append(event)
+
+    with anyio.fail_after(60):
+        async with Client(target, mode=mode, message_handler=on_message) as client:
             tools = client.server_capabilities.tools
             assert tools is not None
             assert tools.list_changed is True
-            await _mcp_round(client, changes)
+            if mode == "legacy":
+                await _mcp_round(client, changes)
+                return changes
+            assert client.session.protocol_version == "2026-07-28"
+            async with anyio.create_task_group() as group:
+                ready = anyio.Event()
+                group.start_soon(listen, client, ready)
+                await ready.wait()
+                await _mcp_round(client, changes)
+                group.cancel_scope.cancel()
+    return [*opened, *changes]
 
-    anyio.run(main)
-    assert changes == ["notifications/tools/list_changed"]
+
+def _assert_told(mode: str, changes: list[Any]) -> None:
+    """Told once: on the session (2025-11-25), or on the listen stream only (2026-07-28).
+
+    From 2026-07-28 the client hands the stream's notification to its
+    message handler too; it carries the id of the listen request, so it
+    came on that stream and not as a notification nobody asked for.
+    """
+    from mcp.client.subscriptions import ToolsListChanged
+
+    if mode == "legacy":
+        assert [type(item) for item in changes] == [
+            mcp_types.ToolListChangedNotification
+        ]
+        return
+    subscription, *told = changes
+    [event] = [item for item in told if isinstance(item, ToolsListChanged)]
+    [notification] = [item for item in told if item is not event]
+    assert isinstance(notification, mcp_types.ToolListChangedNotification)
+    assert notification.params is not None
+    assert notification.params.meta == {
+        "io.modelcontextprotocol/subscriptionId": subscription
+    }
 
 
-def test_over_http_each_session_loads_for_itself() -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_an_mcp_client_sees_loaded_tools_appear_in_process(mode: str) -> None:
+    from toolkit.providers.mcp import build_server
+
+    changes = anyio.run(_sees_loaded_tools, build_server(catalog()), mode)
+    _assert_told(mode, changes)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_over_stdio_the_client_of_each_generation_sees_loaded_tools(mode: str) -> None:
     import pathlib
-    import signal
-    import subprocess
     import sys
 
+    from mcp import StdioServerParameters
+
+    served = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolkit", "serve", "tests/deferred_tools.py:tools"],
+        cwd=str(pathlib.Path(__file__).parent.parent),
+    )
+    changes = anyio.run(_sees_loaded_tools, served, mode)
+    _assert_told(mode, changes)
+
+
+def test_a_set_without_deferred_tools_answers_no_listen() -> None:
     from mcp import Client
+    from mcp.shared.exceptions import MCPError
+
+    from toolkit.providers.mcp import build_server
+
+    async def main() -> None:
+        eager = ToolSet([item.marked(defer_loading=False) for item in catalog()])
+        async with Client(build_server(eager)) as client:
+            tools = client.server_capabilities.tools
+            assert tools is not None
+            assert not tools.list_changed
+            with pytest.raises(MCPError, match="Method not found"):
+                async with client.listen(tools_list_changed=True):
+                    pass
+
+    anyio.run(main)
+
+
+@contextlib.contextmanager
+def _served_over_http(
+    *options: str,
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The URL and process of `toolkit serve tests/deferred_tools.py:tools --http ...` with `options`, until SIGTERM."""
+    import pathlib
+    import sys
 
     from tests.servers import free_port, wait_for_port
 
-    root = pathlib.Path(__file__).parent.parent
     port = free_port()
     process = subprocess.Popen(
         [
@@ -417,32 +525,32 @@ def test_over_http_each_session_loads_for_itself() -> None:
             "tests/deferred_tools.py:tools",
             "--http",
             f"127.0.0.1:{port}",
+            *options,
         ],
-        cwd=root,
+        cwd=pathlib.Path(__file__).parent.parent,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    changes: list[str] = []
+    try:
+        wait_for_port(process, port)
+        yield f"http://127.0.0.1:{port}/mcp", process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=15)
 
-    async def on_message(message: Any) -> None:
-        if isinstance(message, mcp_types.ToolListChangedNotification):
-            changes.append(message.method)
+
+def test_over_http_each_session_loads_for_itself() -> None:
+    from mcp import Client
 
     async def main(url: str) -> None:
+        _assert_told("legacy", await _sees_loaded_tools(url, "legacy"))
         with anyio.fail_after(60):
-            async with Client(url, mode="legacy", message_handler=on_message) as client:
-                await _mcp_round(client, changes)
             async with Client(url, mode="legacy") as other:
                 listed = [item.name for item in (await other.list_tools()).tools]
                 assert listed == ["get_time", "echo", "search_tools"]
 
-    try:
-        wait_for_port(process, port)
-        anyio.run(main, f"http://127.0.0.1:{port}/mcp")
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=15)
-    assert changes == ["notifications/tools/list_changed"]
+    with _served_over_http() as (url, _):
+        anyio.run(main, url)
 
 
 # --- toolkit budget ------------------------------------------------------------------
@@ -513,37 +621,22 @@ def test_the_budget_command_prints_every_api_and_each_tools_share(
     )
 
 
-def test_a_client_without_a_session_reads_what_search_found_in_its_answer() -> None:
-    """2026-07-28 keeps no session: the answer of search_tools gives the definitions, and calls by name work."""
-    import pathlib
-    import signal
-    import subprocess
-    import sys
+@pytest.mark.parametrize(
+    ("mode", "options"), [("2026-07-28", ()), ("legacy", ("--stateless",))]
+)
+def test_a_client_without_a_session_reads_what_search_found_in_its_answer(
+    mode: str, options: tuple[str, ...]
+) -> None:
+    """A request without a session (2026-07-28, or a stateless server) is on its own.
 
+    The answer of search_tools gives the definitions, calls by name work,
+    and nothing is kept: the next `tools/list` is what every client sees.
+    """
     from mcp import Client
-
-    from tests.servers import free_port, wait_for_port
-
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolkit",
-            "serve",
-            "tests/deferred_tools.py:tools",
-            "--http",
-            f"127.0.0.1:{port}",
-        ],
-        cwd=pathlib.Path(__file__).parent.parent,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
 
     async def main(url: str) -> None:
         with anyio.fail_after(60):
-            async with Client(url) as client:
-                assert client.session.protocol_version == "2026-07-28"
+            async with Client(url, mode=mode) as client:
                 found = await client.call_tool(
                     "search_tools", {"query": "send an email"}
                 )
@@ -554,10 +647,31 @@ def test_a_client_without_a_session_reads_what_search_found_in_its_answer() -> N
                 assert '"name":"send_email"' in text_of(found)
                 sent = await client.call_tool("send_email", {"text": "hi"})
                 assert text_of(sent) == "send_email ran"
+                listed = await client.list_tools(cache_mode="bypass")
+                assert [item.name for item in listed.tools] == [
+                    "get_time",
+                    "echo",
+                    "search_tools",
+                ]
 
-    try:
-        wait_for_port(process, port)
-        anyio.run(main, f"http://127.0.0.1:{port}/mcp")
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=15)
+    with _served_over_http(*options) as (url, _):
+        anyio.run(main, url)
+
+
+def test_sigterm_ends_the_listen_streams_of_http_clients_gracefully() -> None:
+    """A 2026-07-28 client's listen stream is held open: the stopping server ends it, without the grace."""
+    from mcp import Client
+
+    async def main(url: str, process: subprocess.Popen[bytes]) -> list[Any]:
+        events: list[Any] = []
+        with anyio.fail_after(60):
+            async with (
+                Client(url) as client,
+                client.listen(tools_list_changed=True) as subscription,
+            ):
+                process.send_signal(signal.SIGTERM)
+                events.extend([event async for event in subscription])
+        return events
+
+    with _served_over_http() as (url, process):
+        assert anyio.run(main, url, process) == []  # ended, not lost

@@ -68,6 +68,25 @@ def test_too_many_tools() -> None:
     )
 
 
+def test_a_tool_named_like_the_search_of_deferred_tools_is_reported() -> None:
+    @tool
+    def search_tools(query: str) -> str:
+        """Search the web for pages.
+
+        Args:
+            query: The words to search for.
+        """
+        return query
+
+    deferred = ToolSet([_made(0)]).deferred()
+    [finding] = lint(ToolSet([search_tools]) | deferred)
+    assert (finding.tool, finding.code) == ("search_tools", "shadows-search-tool")
+    assert "rename it to keep the search" in finding.message
+    assert lint([search_tools, *deferred]) == [finding]
+    # Without deferred tools there is no search to take the place of.
+    assert lint([search_tools, _made(0)]) == []
+
+
 def test_renamed_tool_with_an_invalid_name_is_reported() -> None:
     made = _made(0)
     made.name = "has space"

@@ -20,6 +20,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from ._exceptions import DuplicateToolError
+from ._finding import Finding
 from ._results import ToolResult
 from ._tool import ExecuteFn, Tool
 
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from ._search import SearchIndex
     from ._toolset import ToolSet
 
-__all__ = ["SEARCH_TOOL", "Catalog", "offered"]
+__all__ = ["SEARCH_TOOL", "Catalog", "offered", "shadowed_search"]
 
 SEARCH_TOOL: Final = "search_tools"
 """The name of the tool that searches a set's deferred tools."""
@@ -74,11 +76,47 @@ def _search_tool(execute_fn: ExecuteFn) -> Tool[Any, Any]:
 
 
 def offered(tools: Sequence[Tool[Any, Any]]) -> list[Tool[Any, Any]]:
-    """What a request offers of `tools`, which belong to no set: the eager ones, then `search_tools` if any is deferred."""
+    """What a request offers of `tools`, which belong to no set: the eager ones, then `search_tools` if any is deferred.
+
+    Raises:
+        DuplicateToolError: One of `tools` is named `search_tools` too: two
+            tools would answer to that name.
+    """
     eager = [item for item in tools if not item.defer_loading]
     if len(eager) == len(tools):
         return list(tools)
+    for item in tools:
+        if item.name == SEARCH_TOOL:
+            raise _taken(item)
     return [*eager, _listed()]
+
+
+def _taken(item: Tool[Any, Any]) -> DuplicateToolError:
+    origin = getattr(item, "__qualname__", None) or "Tool.new(...)"
+    msg = (
+        f"Tool {SEARCH_TOOL!r} ({origin}) has the name of the tool that searches deferred "
+        "tools, which the exports of Chat Completions, Gemini and MCP add to tools with "
+        f"deferred ones: two tools would answer to {SEARCH_TOOL!r}. Rename it (name=...), "
+        "or put the tools in a ToolSet, where a tool of that name takes the place of the search"
+    )
+    return DuplicateToolError(msg, name=SEARCH_TOOL)
+
+
+def shadowed_search(tools: Sequence[Tool[Any, Any]]) -> Finding | None:
+    """The lint finding of a tool that takes the place of the search of `tools`' deferred tools, if one does."""
+    if not any(item.defer_loading for item in tools):
+        return None
+    for item in tools:
+        if item.name == SEARCH_TOOL:
+            return Finding(
+                item.name,
+                "shadows-search-tool",
+                "this tool has the name of the tool that searches the deferred tools: in a "
+                "ToolSet, Chat Completions, Gemini and MCP send it in that tool's place, so a "
+                "model finds the deferred tools only if it loads them (ToolSet.load), and "
+                "from a list of tools those exports refuse it; rename it to keep the search",
+            )
+    return None
 
 
 class Catalog:

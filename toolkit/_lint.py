@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ._catalog import shadowed_search
 from ._contradictions import contradictions
 from ._exceptions import ToolDefinitionError
 from ._finding import Finding
@@ -27,7 +28,8 @@ def lint(tools: Iterable[Tool[Any, Any]]) -> list[Finding]:
     contradictions inside the parameter schema (a parameter no value can
     satisfy, a default its own schema refuses, `default: null` on a
     parameter that cannot be null, `required` naming an undeclared
-    property), then every provider's own rules: OpenAI's description and tool-count
+    property), a tool named `search_tools` among deferred tools (it takes
+    the place of the search that finds them), then every provider's own rules: OpenAI's description and tool-count
     limits and strict-mode problems, Anthropic's strict subset, MCP
     definitions that clients would refuse, and the limits of Gemini's older
     OpenAPI form.
@@ -44,6 +46,9 @@ def lint(tools: Iterable[Tool[Any, Any]]) -> list[Finding]:
     found = list(tools)
     rules = [providers.get(name).lint for name in providers.NAMES]
     findings = [finding for item in found for finding in _lint_tool(item)]
+    shadowed = shadowed_search(found)
+    if shadowed is not None:
+        findings.append(shadowed)
     for rule in rules:
         findings.extend(rule(found))
     return sorted(findings, key=_order(found))

@@ -213,8 +213,15 @@ class McpApp:
             yield
 
     def close_streams(self) -> None:
-        """End the event streams that clients hold open between calls (the server stops)."""
+        """End the event streams that clients hold open between calls (the server stops).
+
+        Those are the GET streams of sessions, and the `subscriptions/listen`
+        streams of 2026-07-28 clients, which are told the stream ends.
+        """
         self.sessions.close()
+        listen = self.manager.app.get_request_handler("subscriptions/listen")
+        if listen is not None:
+            listen.handler.close()
 
 
 def _starlette(app: McpApp, path: str, verifier: Any, settings: Any) -> Any:

@@ -8,6 +8,7 @@ a tool's `Context` asks of the client is `_host`'s.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import stat
 import sys
@@ -25,6 +26,10 @@ from ._tasks import DEFAULT_TASK_TTL
 if TYPE_CHECKING:
     from toolkit._toolset import ToolSet
 
+    from ._host import McpHost
+    from ._loading import Loading
+    from ._tasks import Tasks
+
 
 _INSTALL_HINT = (
     'Serving over MCP needs the `mcp` package: pip install "toolkit-llm[mcp]"'
@@ -39,7 +44,7 @@ def require_mcp() -> None:
         raise ImportError(_INSTALL_HINT) from None
 
 
-def build_server(  # noqa: C901  # one closure per request kind, over the same options
+def build_server(
     toolset: ToolSet,
     *,
     name: str = "toolkit",
@@ -76,77 +81,26 @@ def build_server(  # noqa: C901  # one closure per request kind, over the same o
     """
     require_mcp()
     import mcp.types as types
-    from mcp.shared.exceptions import MCPError
-    from mcp_types import INVALID_PARAMS
 
-    from ._host import McpHost, on_set_level
+    from ._host import on_set_level
     from ._loading import Loading
-    from ._modern import cache_hints, is_modern, listed, protect_state
+    from ._modern import cache_hints, protect_state
     from ._tasks import Tasks
 
-    tasks = Tasks(task_store, ttl=task_ttl)
-
-    sessions = Loading(toolset)
-
-    async def on_list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(
-            tools=[
-                types.Tool.model_validate(item)
-                for item in listed(sessions.of(ctx), is_modern(ctx))
-            ]
-        )
-
-    async def on_call_tool(ctx: Any, params: Any) -> Any:
-        served = sessions.of(ctx)
-        tool = served._callable(params.name)
-        if tool is None:  # a JSON-RPC error, as the MCP spec says
-            raise MCPError(INVALID_PARAMS, served._unknown(params.name))
-        request_id = getattr(ctx, "request_id", None)
-        call_id = str(request_id) if request_id is not None else mint_id()
-        host = McpHost(ctx, params)
-        loaded = served.loaded
-        call = served.aexecute(
-            agent_id, call_id, params.name, params.arguments or {}, host=host
-        )
-
-        def finish(outcome: ToolResult) -> Any:
-            if (
-                host.missing is not None
-            ):  # 2026-07-28: a question the client cannot take
-                raise host.missing_capability()
-            if host.pending:  # 2026-07-28: a question that the client answers first
-                return host.input_required()
-            return _call_tool_result(types, params.name, outcome, tool, is_modern(ctx))
-
-        if tool.task is not None and tasks.negotiated(ctx):
-            return await tasks.call(host, call, finish)
-        tasks.check_required(tool, call)
-        close = getattr(ctx, "close_sse_stream", None) if sse_poll else None
-        outcome = await _run_call(_uninterrupted(call, params.name), close, sse_poll)
-        if outcome is None:
-            outcome = ToolResult.error(
-                f'Tool "{params.name}" was stopped: its client left before the answer.'
-            )
-        if served.loaded != loaded:  # search_tools loaded tools for this client
-            outcome = await sessions.loaded(ctx, served, outcome)
-        return finish(outcome)
-
-    def input_schema(tool_name: str) -> Any:
-        """What the transport checks a call's `Mcp-Param-*` headers against."""
-        tool = toolset.get(tool_name)
-        return tool.parameters if tool is not None else None
-
-    server = sessions.server_class()(
+    handlers = Handlers(
+        Loading(toolset), Tasks(task_store, ttl=task_ttl), agent_id, sse_poll
+    )
+    server = handlers.loading.server(
         name,
         version=version,
-        get_tool_input_schema=input_schema,
-        lifespan=tasks.lifespan,
+        get_tool_input_schema=handlers.input_schema,
+        lifespan=handlers.tasks.lifespan,
         cache_hints=cache_hints(cache_ttl, cache_scope),
-        on_list_tools=on_list_tools,
-        on_call_tool=on_call_tool,
+        on_list_tools=handlers.list_tools,
+        on_call_tool=handlers.call_tool,
     )
     protect_state(server, name, state_key)
-    tasks.register(server)
+    handlers.tasks.register(server)
     # Registered here rather than as on_set_logging_level, which the SDK warns
     # about (the logging capability is deprecated from 2026-07-28); the handler
     # also makes the server declare the logging capability.
@@ -156,52 +110,123 @@ def build_server(  # noqa: C901  # one closure per request kind, over the same o
     return server
 
 
-async def _uninterrupted(call: Any, name: str) -> ToolResult:
-    """`call`'s result; the `KeyboardInterrupt` that its tool raised is its error result.
+class Handlers:
+    """The `tools/list` and `tools/call` handlers of a served set, and what they share."""
 
-    A real interrupt of the server is a signal, which stops it without
-    raising here (uvicorn's handler, `serve_stdio`'s).
-    """
+    def __init__(
+        self, loading: Loading, tasks: Tasks, agent_id: str, sse_poll: float | None
+    ) -> None:
+        self.loading = loading
+        self.tasks = tasks
+        self.agent_id = agent_id
+        self.sse_poll = sse_poll
+
+    async def list_tools(self, ctx: Any, params: Any) -> Any:
+        """The tools the client of `ctx` sees, in the form of its protocol generation."""
+        import mcp.types as types
+
+        from ._modern import is_modern, listed
+
+        made = listed(self.loading.of(ctx), is_modern(ctx))
+        return types.ListToolsResult(
+            tools=[types.Tool.model_validate(item) for item in made]
+        )
+
+    async def call_tool(self, ctx: Any, params: Any) -> Any:
+        """Run the named tool for the client of `ctx`: a `CallToolResult`, a task, or a question first."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import INVALID_PARAMS
+
+        from ._host import McpHost
+
+        served = self.loading.of(ctx)
+        tool = served._callable(params.name)
+        if tool is None:  # a JSON-RPC error, as the MCP spec says
+            raise MCPError(INVALID_PARAMS, served._unknown(params.name))
+        request_id = getattr(ctx, "request_id", None)
+        call_id = str(request_id) if request_id is not None else mint_id()
+        host = McpHost(ctx, params)
+        loaded = served.loaded
+        call = served.aexecute(
+            self.agent_id, call_id, params.name, params.arguments or {}, host=host
+        )
+        finish = functools.partial(_finish, ctx, host, params.name, tool)
+        if tool.task is not None and self.tasks.negotiated(ctx):
+            return await self.tasks.call(host, call, finish)
+        self.tasks.check_required(tool, call)
+        outcome = await self.run(ctx, call, params.name)
+        if served.loaded != loaded:  # search_tools loaded tools for this client
+            outcome = await self.loading.loaded(ctx, served, outcome)
+        return finish(outcome)
+
+    async def run(self, ctx: Any, call: Any, name: str) -> ToolResult:
+        """Await `call`, the tool `name` running for the request of `ctx`.
+
+        Over HTTP the request's record (`_sessions.Request`) holds the call,
+        so that the app can stop it when the client leaves and does not
+        come back for the answer: the result then says so. With `sse_poll`
+        (the transport gives `close_sse_stream` only to requests whose
+        client can resume), the request's event stream is ended every
+        `sse_poll` seconds while the call runs: the client reconnects with
+        `Last-Event-ID` and is sent the answer, and no connection stays
+        open longer, whatever the tool takes. A `KeyboardInterrupt` that
+        the tool raised is its error result; a real interrupt of the server
+        is a signal, which stops it without raising here.
+        """
+        import anyio
+
+        from ._sessions import current_request
+
+        seconds = self.sse_poll
+        close = getattr(ctx, "close_sse_stream", None) if seconds else None
+        request = current_request.get()
+        outcome: ToolResult | None = None
+        with anyio.CancelScope() as scope:
+            if request is not None:
+                request.calls.add(scope)
+                if request.left:
+                    scope.cancel()
+            try:
+                async with anyio.create_task_group() as group:
+                    if close is not None and seconds is not None:
+                        group.start_soon(_poll, close, seconds, request)
+                    outcome = await _uninterrupted(call, name)
+                    group.cancel_scope.cancel()
+            finally:
+                if request is not None:
+                    request.calls.discard(scope)
+        if scope.cancel_called or outcome is None:
+            return ToolResult.error(
+                f'Tool "{name}" was stopped: its client left before the answer.'
+            )
+        return outcome
+
+    def input_schema(self, tool_name: str) -> Any:
+        """What the transport checks a call's `Mcp-Param-*` headers against."""
+        tool = self.loading.toolset.get(tool_name)
+        return tool.parameters if tool is not None else None
+
+
+def _finish(
+    ctx: Any, host: McpHost, name: str, tool: Tool[Any, Any], outcome: ToolResult
+) -> Any:
+    """What a call answers: its result, or (2026-07-28) the question the client answers first."""
+    from ._modern import is_modern
+
+    if host.missing is not None:  # 2026-07-28: a question the client cannot take
+        raise host.missing_capability()
+    if host.pending:  # 2026-07-28: a question that the client answers first
+        return host.input_required()
+    return _call_tool_result(name, outcome, tool, is_modern(ctx))
+
+
+async def _uninterrupted(call: Any, name: str) -> ToolResult:
     try:
         outcome: ToolResult = await call
     except KeyboardInterrupt as error:
         log_failure("Tool %r raised KeyboardInterrupt", name, error=error)
         return ToolResult.error(f'Tool "{name}" raised KeyboardInterrupt.')
     return outcome
-
-
-async def _run_call(call: Any, close: Any, seconds: float | None) -> ToolResult | None:
-    """Await `call`; None when the HTTP request that made it stopped it.
-
-    Over HTTP the request's record (`_sessions.Request`) holds the call, so
-    that the app can stop it when the client leaves and does not come back
-    for the answer. With `close` (SSE polling; the transport gives it only
-    to requests whose client can resume), the request's event stream is
-    ended every `seconds` while the call runs: the client reconnects with
-    `Last-Event-ID` and is sent the answer, and no connection stays open
-    longer than `seconds`, whatever the tool takes.
-    """
-    import anyio
-
-    from ._sessions import current_request
-
-    request = current_request.get()
-    outcome: ToolResult | None = None
-    with anyio.CancelScope() as scope:
-        if request is not None:
-            request.calls.add(scope)
-            if request.left:
-                scope.cancel()
-        try:
-            async with anyio.create_task_group() as group:
-                if close is not None and seconds is not None:
-                    group.start_soon(_poll, close, seconds, request)
-                outcome = await call
-                group.cancel_scope.cancel()
-        finally:
-            if request is not None:
-                request.calls.discard(scope)
-    return None if scope.cancel_called else outcome
 
 
 async def _poll(close: Any, seconds: float, request: Any) -> None:
@@ -215,7 +240,6 @@ async def _poll(close: Any, seconds: float, request: Any) -> None:
 
 
 def _call_tool_result(
-    types: Any,
     name: str,
     outcome: ToolResult,
     tool: Tool[Any, Any] | None,
@@ -227,6 +251,8 @@ def _call_tool_result(
     is not JSON (a cycle, an object, nesting deeper than the SDK serialises):
     the client gets an error result, not a JSON-RPC error.
     """
+    import mcp.types as types
+
     from ._modern import unwrapped
     from ._wire import result
 
@@ -244,7 +270,7 @@ def _call_tool_result(
         )
         text = f'Tool "{name}" returned a result that cannot be sent over MCP: {reason or error_text(error)}'
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], isError=True
+            content=[types.TextContent(type="text", text=text)], is_error=True
         )
 
 
