@@ -23,7 +23,7 @@ from tests.servers import free_port, wait_for_port
 from tests.test_mcp_http import served
 from toolkit import Context, ToolSet
 from toolkit.providers import mcp
-from toolkit.providers.mcp._tasks import EXTENSION, MemoryTaskStore, Tasks
+from toolkit.providers.mcp._tasks import EXTENSION, MemoryTaskStore
 
 tools = ToolSet()
 stopped: list[str] = []
@@ -386,52 +386,5 @@ def test_a_tool_error_completes_and_a_protocol_error_fails_the_task() -> None:
             assert failed["status"] == "failed"
             assert "result" not in failed
             assert failed["error"]["code"] == -32021
-
-    run(main())
-
-
-def test_each_status_change_is_announced_to_the_watchers_as_tasks_get_gives_it() -> (
-    None
-):
-    """What a listen stream that asked for a task's id forwards as `notifications/tasks`."""
-
-    class Host:
-        pending = False
-        missing = None
-        task: Any = None
-
-    async def work() -> str:
-        await asyncio.sleep(0.3)
-        return "done"
-
-    def finish(outcome: str) -> dict[str, Any]:
-        return {"content": [{"type": "text", "text": outcome}]}
-
-    async def main() -> None:
-        store = MemoryTaskStore()
-        tasks = Tasks(store, window=0.01, poll=0.01)
-        seen: list[dict[str, Any]] = []
-
-        def broken(task: dict[str, Any]) -> None:
-            raise RuntimeError
-
-        tasks.watch(
-            broken
-        )  # a watcher that raises stops neither the task nor the others
-        stop = tasks.watch(seen.append)
-        created = await tasks.call(Host(), work(), finish)
-        task_id = created["taskId"]
-        for _ in range(200):  # 200 looks at most
-            if seen:
-                break
-            await asyncio.sleep(0.05)
-        assert seen == [await store.load(task_id)]
-        assert seen[0]["status"] == "completed"
-        assert seen[0]["result"] == finish("done")
-        stop()
-        second = await tasks.call(Host(), work(), finish)
-        await tasks._update(second["taskId"], {"status": "cancelled"})
-        await tasks._update(second["taskId"], {"status": "cancelled"})  # no change
-        assert len(seen) == 1  # stopped: nothing more
 
     run(main())

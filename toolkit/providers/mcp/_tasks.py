@@ -26,14 +26,6 @@ a task another one runs. The process that runs a task reads the store every
 `poll` seconds, for answers and for a cancellation. A task is kept for its
 `ttlMs` from its creation, then expires.
 
-Each change of a task's status made in this process is announced to the
-watchers of `Tasks.watch`, with the task as `tasks/get` gives it: the
-content of the extension's status notification (`notifications/tasks`,
-which a `subscriptions/listen` stream sends to a client that asked for the
-task's id in `taskIds`). Announcements are a courtesy (a change made by
-another worker reaches that worker's watchers); `tasks/get` is what a
-client relies on.
-
 A client that did not declare the extension gets a `"required"` tool's call
 refused with error -32021, and `tasks/*` requests refused likewise; an
 `"optional"` tool runs for it as any tool does.
@@ -48,11 +40,10 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from toolkit._log import log_failure
 from toolkit._results import error_text
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import AsyncIterator
 
     from toolkit._tool import Tool
 
@@ -157,22 +148,6 @@ class Tasks:
         self.window = window
         self.poll = poll
         self._running: set[asyncio.Task[Any]] = set()
-        self._watchers: dict[object, Callable[[dict[str, Any]], None]] = {}
-
-    def watch(self, watcher: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
-        """Call `watcher(task)` on each status change made here; returns the call that stops it.
-
-        `task` is the record `tasks/get` answers with: the new `status`, and
-        the result, error or open questions that go with it. A watcher must
-        not block or raise (a raising one is logged and skipped).
-        """
-        token = object()
-        self._watchers[token] = watcher
-
-        def stop() -> None:
-            self._watchers.pop(token, None)
-
-        return stop
 
     # ------------------------------------------------------------ negotiation
 
@@ -264,19 +239,10 @@ class Tasks:
         record = await self.store.load(task_id)
         if record is None or record["status"] in TERMINAL:
             return None
-        was = record["status"]
         for key in drop:
             record.pop(key, None)
         record.update(changes, lastUpdatedAt=_now())
         await self.store.save(task_id, record, self._left(record))
-        if record["status"] != was:
-            for watcher in list(self._watchers.values()):
-                try:
-                    watcher(dict(record))
-                except (
-                    Exception
-                ) as error:  # one watcher's bug stops neither the task nor the others
-                    log_failure("A task watcher failed", error=error)
         return record
 
     def _left(self, record: dict[str, Any]) -> float:
