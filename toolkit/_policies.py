@@ -59,7 +59,6 @@ __all__ = [
     "Rate",
     "check_policies",
     "guarded",
-    "guarded_sync",
     "policy_findings",
     "shown",
     "store_of",
@@ -511,60 +510,35 @@ async def guarded(
     formatter: ErrorFormatter | None,
     pool: ThreadPool | None,
     approvals: SetPolicy | None,
+    blocking: bool,
 ) -> ToolResult:
-    """A call with policies, from async code: approval, rate, a slot, then the call."""
-    stop = await _approval(runner, arguments, agent_id, call_id, deps, approvals)
-    if stop is not None:
-        return stop
-    policy = runner.policy
-    if policy is None:
-        return await runner._acall(bound, agent_id, call_id, formatter, pool)
-    refused = policy.over_rate(agent_id)
-    if refused is not None:
-        return refused
-    slots = policy.slots
-    if slots is None:
-        return await runner._acall(bound, agent_id, call_id, formatter, pool)
-    if not await slots.take(policy.timeout):
-        return policy.full()
-    try:
-        return await runner._acall(bound, agent_id, call_id, formatter, pool)
-    finally:
-        slots.give_back()
+    """A call with policies: approval, rate, a slot, then the call.
 
-
-def guarded_sync(
-    runner: ToolRunner,
-    arguments: JsonObject | ToolResult,
-    bound: dict[str, Any],
-    agent_id: str,
-    call_id: str,
-    deps: Any,
-    formatter: ErrorFormatter | None,
-    pool: ThreadPool | None,
-    approvals: SetPolicy | None,
-) -> ToolResult:
-    """`guarded` for sync code: a host is asked on an event loop of its own; a slot is waited for in this thread."""
-    from ._running import block_on
-
-    stop: ToolResult | None = block_on(
-        lambda: _approval(runner, arguments, agent_id, call_id, deps, approvals)
+    A blocking call (`ToolRunner.execute`) asks a host on an event loop of
+    its own and waits for a slot in its thread.
+    """
+    stop = await _approval(
+        runner, arguments, agent_id, call_id, deps, approvals, blocking
     )
     if stop is not None:
         return stop
     policy = runner.policy
     if policy is None:
-        return runner._call(bound, agent_id, call_id, formatter, pool)
+        return await runner.called(bound, agent_id, call_id, formatter, pool, blocking)
     refused = policy.over_rate(agent_id)
     if refused is not None:
         return refused
     slots = policy.slots
     if slots is None:
-        return runner._call(bound, agent_id, call_id, formatter, pool)
-    if not slots.take_blocking(policy.timeout):
+        return await runner.called(bound, agent_id, call_id, formatter, pool, blocking)
+    if blocking:
+        taken = slots.take_blocking(policy.timeout)
+    else:
+        taken = await slots.take(policy.timeout)
+    if not taken:
         return policy.full()
     try:
-        return runner._call(bound, agent_id, call_id, formatter, pool)
+        return await runner.called(bound, agent_id, call_id, formatter, pool, blocking)
     finally:
         slots.give_back()
 
@@ -576,6 +550,7 @@ async def _approval(
     call_id: str,
     deps: Any,
     approvals: SetPolicy | None,
+    blocking: bool,
 ) -> ToolResult | None:
     """None when the call may run; else its result: waiting for approval, denied, or why it cannot be asked."""
     from ._context import Context
@@ -599,7 +574,14 @@ async def _approval(
         )
     if not needed:
         return None
-    stop = await _decided(runner, arguments, context, approvals)
+    if blocking:
+        from ._running import block_on
+
+        stop: ToolResult | None = block_on(
+            lambda: _decided(runner, arguments, context, approvals)
+        )
+    else:
+        stop = await _decided(runner, arguments, context, approvals)
     add_event(
         "toolkit.approval",
         {
