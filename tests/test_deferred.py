@@ -397,31 +397,10 @@ def test_an_mcp_session_sees_loaded_tools_appear_and_other_sessions_do_not() -> 
 
 
 def test_over_http_each_session_loads_for_itself() -> None:
-    import pathlib
-    import signal
-    import subprocess
-    import sys
-
     from mcp import Client
 
-    from tests.servers import free_port, wait_for_port
+    from tests.servers import serving
 
-    root = pathlib.Path(__file__).parent.parent
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolkit",
-            "serve",
-            "tests/deferred_tools.py:tools",
-            "--http",
-            f"127.0.0.1:{port}",
-        ],
-        cwd=root,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     changes: list[str] = []
 
     async def on_message(message: Any) -> None:
@@ -436,12 +415,8 @@ def test_over_http_each_session_loads_for_itself() -> None:
                 listed = [item.name for item in (await other.list_tools()).tools]
                 assert listed == ["get_time", "echo", "search_tools"]
 
-    try:
-        wait_for_port(process, port)
-        anyio.run(main, f"http://127.0.0.1:{port}/mcp")
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=15)
+    with serving("tests/deferred_tools.py:tools") as (url, _):
+        anyio.run(main, url)
     assert changes == ["notifications/tools/list_changed"]
 
 
@@ -515,30 +490,9 @@ def test_the_budget_command_prints_every_api_and_each_tools_share(
 
 def test_a_client_without_a_session_reads_what_search_found_in_its_answer() -> None:
     """2026-07-28 keeps no session: the answer of search_tools gives the definitions, and calls by name work."""
-    import pathlib
-    import signal
-    import subprocess
-    import sys
-
     from mcp import Client
 
-    from tests.servers import free_port, wait_for_port
-
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolkit",
-            "serve",
-            "tests/deferred_tools.py:tools",
-            "--http",
-            f"127.0.0.1:{port}",
-        ],
-        cwd=pathlib.Path(__file__).parent.parent,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    from tests.servers import serving
 
     async def main(url: str) -> None:
         with anyio.fail_after(60):
@@ -555,9 +509,5 @@ def test_a_client_without_a_session_reads_what_search_found_in_its_answer() -> N
                 sent = await client.call_tool("send_email", {"text": "hi"})
                 assert text_of(sent) == "send_email ran"
 
-    try:
-        wait_for_port(process, port)
-        anyio.run(main, f"http://127.0.0.1:{port}/mcp")
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=15)
+    with serving("tests/deferred_tools.py:tools") as (url, _):
+        anyio.run(main, url)

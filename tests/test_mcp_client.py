@@ -17,13 +17,13 @@ import shlex
 import signal
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anyio
 import pytest
 
-from tests.servers import free_port, wait_for_port
+from tests.servers import free_port, run, wait_for_port
 from toolkit import (
     Context,
     DuplicateToolError,
@@ -46,14 +46,6 @@ SDK_SERVER = str(ROOT / "tests" / "mcp_sdk_server.py")
 SERVE = [sys.executable, "-m", "toolkit", "serve", TOOLS]
 LABEL = " ".join(SERVE)
 LIMIT = 60  # seconds, for each test
-
-
-def run(main: Callable[[], Awaitable[None]]) -> None:
-    async def bounded() -> None:
-        with anyio.fail_after(LIMIT):
-            await main()
-
-    asyncio.run(bounded())
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import pathlib
 import signal
 import subprocess
@@ -25,7 +24,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
 
-from tests.servers import free_port
+from tests import servers
+from tests.servers import finished
 from tests.test_mcp_http import served
 from toolkit.providers import mcp
 
@@ -47,45 +47,10 @@ def run(coroutine: Any) -> Any:
 
 
 @contextlib.contextmanager
-def serving(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+def serving(*flags: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """`toolkit serve` of the interrupt tools over HTTP in a child process; the base URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolkit",
-            "serve",
-            TARGET,
-            "--http",
-            f"127.0.0.1:{port}",
-            *args,
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ},
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        assert f"127.0.0.1:{port}/mcp" in line, line + process.stderr.read()
-        yield f"http://127.0.0.1:{port}", process
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-
-
-def _finish(process: subprocess.Popen[str]) -> tuple[int, str]:
-    try:
-        _, err = process.communicate(timeout=LIMIT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        _, err = process.communicate()
-        raise AssertionError(f"the server did not stop: {err}") from None
-    return process.returncode, err
+    with servers.serving(TARGET, *flags) as (url, process):
+        yield url.removesuffix("/mcp"), process
 
 
 @contextlib.asynccontextmanager
@@ -131,7 +96,7 @@ def test_a_tool_raising_keyboard_interrupt_is_its_error_result_over_http() -> No
         run(scenario())
         assert process.poll() is None
         process.send_signal(signal.SIGTERM)
-        code, err = _finish(process)
+        code, err = finished(process)
         assert code == 0, err
 
 
@@ -169,7 +134,7 @@ def test_sigint_lets_a_call_in_flight_finish_then_exits_0_quietly() -> None:
 
         result = run(scenario())
         assert (result.is_error, _text(result)) == (False, "slept 1.0")
-        code, err = _finish(process)
+        code, err = finished(process)
         assert code == 0, err
         assert "Traceback" not in err, err
 
@@ -265,7 +230,7 @@ def test_idle_slow_header_and_slow_body_connections_are_timed_out() -> None:
                 sock.close()
         run(a_new_client())
         process.send_signal(signal.SIGTERM)
-        code, err = _finish(process)
+        code, err = finished(process)
     assert code == 0, err
     assert err == "", err  # not a line per connection, let alone a traceback
 

@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import TextContent
 
-from tests.servers import free_port, wait_for_port
+from tests.servers import finished, serving
 
 ROOT = pathlib.Path(__file__).parent.parent
 TARGET = str(ROOT / "tests" / "sample_tools.py")
@@ -44,30 +44,11 @@ async def stdio_session() -> AsyncIterator[ClientSession]:
 
 @contextlib.contextmanager
 def http_server() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolkit",
-            "serve",
-            TARGET,
-            "--http",
-            f"127.0.0.1:{port}",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_for_port(process, port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
+    """The sample tools served over HTTP; on the way out, SIGTERM ends the server cleanly."""
+    with serving(TARGET) as (url, process):
+        yield url
         process.send_signal(signal.SIGTERM)
-        code = process.wait(timeout=15)
-        stderr = process.stderr.read() if process.stderr else b""
-        if process.stderr:
-            process.stderr.close()
+        code, stderr = finished(process, 15)
         assert code == 0, stderr
 
 
