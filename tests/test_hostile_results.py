@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import hostile_tools as hostile
+from tests.conftest import chat_message
 from toolkit import ToolCall, ToolResult, ToolSet
 from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
 
@@ -207,18 +208,7 @@ def via_run_with_middleware_and_truncation(calls: list[Call]) -> list[Seen]:
 
 
 def via_openai(calls: list[Call]) -> list[Seen]:
-    message = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": c.id,
-                "type": "function",
-                "function": {"name": c.tool, "arguments": json.dumps(c.args)},
-            }
-            for c in calls
-        ],
-    }
+    message = chat_message(*((c.id, c.tool, json.dumps(c.args)) for c in calls))
     replies = bounded(lambda: openai.handle(TOOLS, "a", message))
     return [Seen(r["tool_call_id"], r["content"], None) for r in replies]
 

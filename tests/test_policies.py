@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import chat_message
 from toolkit import (
     Approval,
     Context,
@@ -220,16 +221,7 @@ class TestApproval:
         asynchronous = asyncio.run(
             tools.aexecute("agent-1", "c2", "delete_file", {"path": "a"})
         )
-        message = {
-            "role": "assistant",
-            "tool_calls": [
-                {
-                    "id": "c3",
-                    "type": "function",
-                    "function": {"name": "delete_file", "arguments": '{"path": "a"}'},
-                }
-            ],
-        }
+        message = chat_message(("c3", "delete_file", '{"path": "a"}'))
         (reply,) = asyncio.run(openai.handle(tools, "agent-1", message))
         assert sync.status == asynchronous.status == "needs_approval"
         assert "needs a human's approval" in reply["content"]

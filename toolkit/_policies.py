@@ -341,13 +341,6 @@ class _Slots:
         self._lock = threading.Lock()
         self._waiters: deque[Callable[[], None]] = deque()
 
-    def try_take(self) -> bool:
-        with self._lock:
-            if self.busy < self.size:
-                self.busy += 1
-                return True
-        return False
-
     async def take(self, timeout: float | None) -> bool:
         """Take a slot, waiting at most `timeout` seconds; False when none came in time."""
         import asyncio
