@@ -351,11 +351,8 @@ class _Slots:
         def wake() -> None:
             loop.call_soon_threadsafe(_settle, waiter)
 
-        with self._lock:
-            if self.busy < self.size:
-                self.busy += 1
-                return True
-            self._waiters.append(wake)
+        if self._claimed(wake):
+            return True
         try:
             await asyncio.wait_for(waiter, timeout)
         except asyncio.TimeoutError:
@@ -369,14 +366,18 @@ class _Slots:
     def take_blocking(self, timeout: float | None) -> bool:
         """`take` for sync code: blocks the thread."""
         event = threading.Event()
+        if self._claimed(event.set) or event.wait(timeout):
+            return True
+        self._drop(event.set)
+        return False
+
+    def _claimed(self, wake: Callable[[], None]) -> bool:
+        """Take a free slot now (True), or queue `wake`, called when a slot is handed to it."""
         with self._lock:
             if self.busy < self.size:
                 self.busy += 1
                 return True
-            self._waiters.append(event.set)
-        if event.wait(timeout):
-            return True
-        self._drop(event.set)
+            self._waiters.append(wake)
         return False
 
     def _drop(self, wake: Callable[[], None]) -> None:
