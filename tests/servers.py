@@ -1,4 +1,4 @@
-"""Servers that tests start as processes: a free loopback port, waiting until one listens, `toolkit serve --http`."""
+"""What tests start as processes: `toolkit serve` over stdio or HTTP, the `toolkit` command, a free loopback port; and a bounded `asyncio.run`."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import anyio
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 ROOT = pathlib.Path(__file__).parent.parent
 
@@ -72,6 +75,48 @@ def serving(target: str, *flags: str) -> Iterator[tuple[str, subprocess.Popen[st
             process.kill()
         if not process.stderr.closed:
             process.communicate()
+
+
+def toolkit(
+    *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The `toolkit` command with `args`, run to its end (at most two minutes): its exit code and output."""
+    return subprocess.run(
+        [sys.executable, "-m", "toolkit", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def stdio_server(target: str) -> subprocess.Popen[bytes]:
+    """`toolkit serve TARGET` over stdio in a child process, with pipes for its stdin, stdout and stderr."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "serve", target],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+@contextlib.asynccontextmanager
+async def stdio_session(target: str) -> AsyncIterator[ClientSession]:
+    """The official client's session with `toolkit serve TARGET` over stdio, initialised."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "toolkit", "serve", target], cwd=str(ROOT)
+    )
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
 
 
 def finished(process: subprocess.Popen[str], limit: float = 60) -> tuple[int, str]:

@@ -14,7 +14,6 @@ import dataclasses
 import json
 import logging
 import pathlib
-import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
@@ -25,6 +24,7 @@ from hypothesis import strategies as st
 
 from tests import hostile_tools as hostile
 from tests.conftest import chat_message
+from tests.servers import stdio_session
 from toolkit import ToolCall, ToolResult, ToolSet
 from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
 
@@ -533,21 +533,9 @@ class _Client:
             self.loop.close()
 
     async def _serve(self) -> None:
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "toolkit", "serve", "tests/hostile_tools.py:tools"],
-            cwd=str(ROOT),
-        )
         self._stop = asyncio.Event()
         try:
-            async with (
-                stdio_client(params) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
+            async with stdio_session("tests/hostile_tools.py:tools") as session:
                 self._ready.set_result(session)
                 await self._stop.wait()
         except BaseException as error:

@@ -23,7 +23,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.servers import free_port, run, wait_for_port
+from tests.servers import free_port, run, toolkit, wait_for_port
 from toolkit import (
     Context,
     DuplicateToolError,
@@ -820,17 +820,6 @@ def test_without_a_host_the_client_declares_no_capability() -> None:
 
 
 # ---------------------------------------------------------------- the command line
-
-
-def toolkit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolkit", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=LIMIT,
-        check=False,
-    )
 
 
 def test_a_server_whose_stdout_is_not_mcp_is_said_so_in_one_line() -> None:

@@ -12,20 +12,18 @@ import json
 import pathlib
 import signal
 import subprocess
-import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx2
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
 
 from tests import servers
-from tests.servers import finished
+from tests.servers import finished, stdio_server, stdio_session
 from tests.test_mcp_http import served
 from toolkit.providers import mcp
 
@@ -101,16 +99,8 @@ def test_a_tool_raising_keyboard_interrupt_is_its_error_result_over_http() -> No
 
 
 def test_a_tool_raising_keyboard_interrupt_is_its_error_result_over_stdio() -> None:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "toolkit", "serve", TARGET], cwd=str(ROOT)
-    )
-
     async def scenario() -> None:
-        async with (
-            stdio_client(params) as (read, write),
-            ClientSession(read, write) as opened,
-        ):
-            await opened.initialize()
+        async with stdio_session(TARGET) as opened:
             await _interrupts_then_a_call(opened)
 
     run(scenario())
@@ -140,20 +130,10 @@ def test_sigint_lets_a_call_in_flight_finish_then_exits_0_quietly() -> None:
 
 
 def test_sigint_stops_a_stdio_server_with_exit_0() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "serve", TARGET],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = stdio_server(TARGET)
     assert process.stdin is not None
     assert process.stdout is not None
-    init = (
-        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
-        b'"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}\n'
-    )
-    process.stdin.write(init)
+    process.stdin.write(INIT + b"\n")
     process.stdin.flush()
     assert process.stdout.readline()  # it serves
     process.send_signal(signal.SIGINT)

@@ -22,24 +22,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import TextContent
 
-from tests.servers import finished, serving
+from tests.servers import finished, serving, stdio_server, stdio_session
 
 ROOT = pathlib.Path(__file__).parent.parent
 TARGET = str(ROOT / "tests" / "sample_tools.py")
 LIMIT = 60  # seconds, for each test
-
-
-@contextlib.asynccontextmanager
-async def stdio_session() -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "toolkit", "serve", TARGET], cwd=str(ROOT)
-    )
-    async with (
-        stdio_client(params) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
 
 
 @contextlib.contextmanager
@@ -127,7 +114,7 @@ def _text(result: Any) -> str:
 def test_stdio_end_to_end() -> None:
     async def main() -> None:
         with anyio.fail_after(LIMIT):
-            async with stdio_session() as session:
+            async with stdio_session(TARGET) as session:
                 await _exercise(session)
 
     anyio.run(main)
@@ -144,25 +131,13 @@ def test_http_end_to_end() -> None:
 
 
 def test_stdio_server_exits_when_stdin_closes() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "serve", TARGET],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = stdio_server(TARGET)
     _, stderr = process.communicate(b"", timeout=LIMIT)
     assert process.returncode == 0, stderr
 
 
 def test_stdio_server_exits_cleanly_on_sigterm() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "serve", TARGET],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = stdio_server(TARGET)
     _wait_until_serving(process)
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=LIMIT)

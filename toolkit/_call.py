@@ -56,6 +56,7 @@ from ._running import (
     in_thread,
     is_awaitable,
     is_large,
+    run_blocking,
 )
 from ._tracing import FOUND, SDK, current, finish, note_error, start_call
 
@@ -264,17 +265,11 @@ class ToolRunner:
         step suspends, so one `send` runs them to the end, with no event
         loop for a sync tool.
         """
-        steps = self.aexecute(
-            agent_id, call_id, args, deps, formatter, pool, policy, blocking=True
+        return run_blocking(
+            self.aexecute(
+                agent_id, call_id, args, deps, formatter, pool, policy, blocking=True
+            )
         )
-        try:
-            steps.send(None)
-        except StopIteration as done:
-            result: ToolResult = done.value
-            return result
-        steps.close()  # cannot happen: every wait of a blocking call blocks
-        msg = f"A blocking call of tool {self.name!r} suspended"
-        raise RuntimeError(msg)
 
     async def _steps(
         self,
