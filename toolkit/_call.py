@@ -21,11 +21,12 @@ so that decoration stays cheap. Every call takes the same three steps:
     finish  what the tool returned → its `ToolResult`: `normalise`, or the
             output check when the return annotation has a schema.
 
-`aexecute` runs the steps, from async code; `execute`, from sync code, runs
-the same coroutine with `blocking=True`: every wait (a pool thread, a slot,
-a retry's pause, an async tool on an event loop of its own) then blocks the
-caller's thread, so the coroutine never suspends and one `send` runs it to
-the end, with no event loop for a sync tool. Anything the tool raises is
+`aexecute` runs the steps, from async code; from sync code (`Tool.execute`,
+`ToolSet.execute`) the same coroutine runs with `blocking=True`: every wait
+(a pool thread, a slot, a retry's pause, an async tool on an event loop of
+its own) then blocks the caller's thread, so the coroutine never suspends
+and `run_blocking` runs it to the end with one `send`, with no event loop
+for a sync tool. Anything the tool raises is
 that call's error result (`failure`); `KeyboardInterrupt` and the
 cancellation of the awaiting task go on. The host, which the entry points
 enter around the call, travels in a context variable (`_host`), so that it
@@ -146,7 +147,9 @@ class ToolRunner:
         """The `execute_fn` of a tool made from a function: one call with no `deps`."""
         if self.is_async:
             return self.aexecute(agent_id, call_id, args, None, None)
-        return self.execute(agent_id, call_id, args, None, None)
+        return run_blocking(
+            self.aexecute(agent_id, call_id, args, None, None, blocking=True)
+        )
 
     # ------------------------------------------------------------ building
 
@@ -228,10 +231,13 @@ class ToolRunner:
 
         From async code, big arguments are bound in a thread of the pool and
         a sync tool runs there too (unless `thread=False`), so that the
-        event loop keeps serving other calls. `execute` runs these same
-        steps with `blocking=True`: then every wait blocks the caller's
-        thread instead, so the steps never suspend. `policy` is what the set
-        the call is made through adds (approvals, tracing).
+        event loop keeps serving other calls. With `blocking=True` (a call
+        from sync code) every wait blocks the caller's thread instead: a
+        sync tool is called right here, or in a pool thread when it has a
+        timeout; an async tool runs on an event loop of its own. Then the
+        steps never suspend, and `run_blocking` runs them with no event
+        loop. `policy` is what the set the call is made through adds
+        (approvals, tracing).
         """
         span = None
         content = policy.trace_content if policy is not None else False
@@ -247,29 +253,6 @@ class ToolRunner:
             )
             finish(span, result, content, self.name)
             return result
-
-    def execute(
-        self,
-        agent_id: str,
-        call_id: str,
-        args: Any,
-        deps: Any,
-        formatter: ErrorFormatter | None,
-        pool: ThreadPool | None = None,
-        policy: SetPolicy | None = None,
-    ) -> ToolResult:
-        """One call from sync code: the steps of `aexecute`, each wait blocking this thread.
-
-        A sync tool is called right here, or in a thread of the pool when it
-        has a timeout; an async tool runs on an event loop of its own. No
-        step suspends, so one `send` runs them to the end, with no event
-        loop for a sync tool.
-        """
-        return run_blocking(
-            self.aexecute(
-                agent_id, call_id, args, deps, formatter, pool, policy, blocking=True
-            )
-        )
 
     async def _steps(
         self,
