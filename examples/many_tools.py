@@ -27,42 +27,14 @@ from toolkit import Tool, ToolSet, tool
 from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
 
 SERVICES = {
-    "gh": (
-        "GitHub",
-        ["issue", "pull request", "repository", "branch", "release", "comment"],
-    ),
-    "cal": (
-        "the calendar",
-        ["event", "calendar", "invitation", "reminder", "meeting room", "attendee"],
-    ),
-    "mail": (
-        "email",
-        [
-            "email message",
-            "draft",
-            "mailbox folder",
-            "contact",
-            "attachment",
-            "filter rule",
-        ],
-    ),
-    "crm": (
-        "the CRM",
-        ["customer", "lead", "deal", "invoice", "support ticket", "order"],
-    ),
-    "files": (
-        "file storage",
-        ["file", "folder", "share link", "file version", "storage quota", "trash item"],
-    ),
-    "db": (
-        "the database",
-        ["table", "row", "index", "backup", "query plan", "user role"],
-    ),
-    "chat": (
-        "team chat",
-        ["channel", "chat message", "thread", "reaction", "user status", "bot"],
-    ),
-}
+    "gh": ("GitHub", ["issue", "pull request", "repository", "branch", "release", "comment"]),
+    "cal": ("the calendar", ["event", "calendar", "invitation", "reminder", "meeting room", "attendee"]),
+    "mail": ("email", ["email message", "draft", "mailbox folder", "contact", "attachment", "filter rule"]),
+    "crm": ("the CRM", ["customer", "lead", "deal", "invoice", "support ticket", "order"]),
+    "files": ("file storage", ["file", "folder", "share link", "file version", "storage quota", "trash item"]),
+    "db": ("the database", ["table", "row", "index", "backup", "query plan", "user role"]),
+    "chat": ("team chat", ["channel", "chat message", "thread", "reaction", "user status", "bot"]),
+}  # fmt: skip
 VERBS = {
     "list": ("List the {object}s in {service}.", {"limit": ("integer", "How many to list at most.")}),
     "get": ("Get one {object} from {service} by its id.", {"id": ("string", "The {object}'s id.")}),

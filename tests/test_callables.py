@@ -12,21 +12,17 @@ is made, with the fix.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import pathlib
-import sys
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from mcp.types import TextContent
 
 from tests import callable_tools
 from tests.callable_tools import Counter, Inventory, Repo, Weather, scaled, tools
+from tests.servers import stdio_session
 from toolkit import Tool, ToolCall, ToolDefinitionError, ToolResult, ToolSet, tool
 
 ROOT = pathlib.Path(__file__).parent.parent
@@ -283,26 +279,13 @@ def test_a_counter_tool_is_made_per_object() -> None:
 # ------------------------------------------------------------------ served
 
 
-@contextlib.asynccontextmanager
-async def _session() -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "toolkit", "serve", TARGET], cwd=str(ROOT)
-    )
-    async with (
-        stdio_client(params) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
-
-
 @pytest.fixture(name="served", scope="module")
 def fixture_served() -> dict[str, Any]:
     """The listing and one call of each tool, from one server process."""
 
     async def main() -> dict[str, Any]:
         with anyio.fail_after(LIMIT):
-            async with _session() as session:
+            async with stdio_session(TARGET) as session:
                 listed = await session.list_tools()
                 calls = {
                     name: await session.call_tool(name, args)

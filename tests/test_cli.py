@@ -11,21 +11,12 @@ import textwrap
 import pytest
 
 from tests.sample_tools import tools as sample
+from tests.servers import toolkit
 from toolkit import __version__
 
 ROOT = pathlib.Path(__file__).parent.parent
 SAMPLE = "tests/sample_tools.py"
 DEFECTS = "tests/cli_targets/defects.py"
-
-
-def toolkit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolkit", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 @pytest.mark.parametrize(

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import signal
 import subprocess
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -20,6 +18,7 @@ from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import ToolParam as ResponsesToolParam
 
 from tests.providers.oracles import assert_typed_dict
+from tests.servers import serving
 from toolkit import (
     Tool,
     ToolCall,
@@ -30,6 +29,8 @@ from toolkit import (
     tool,
 )
 from toolkit.providers import anthropic, gemini, openai, openai_responses
+
+DEFERRED = "tests/deferred_tools.py:tools"
 
 FORMATS = ("openai", "openai_responses", "anthropic", "gemini", "mcp")
 
@@ -505,40 +506,6 @@ def test_a_set_without_deferred_tools_answers_no_listen() -> None:
     anyio.run(main)
 
 
-@contextlib.contextmanager
-def _served_over_http(
-    *options: str,
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """The URL and process of `toolkit serve tests/deferred_tools.py:tools --http ...` with `options`, until SIGTERM."""
-    import pathlib
-    import sys
-
-    from tests.servers import free_port, wait_for_port
-
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolkit",
-            "serve",
-            "tests/deferred_tools.py:tools",
-            "--http",
-            f"127.0.0.1:{port}",
-            *options,
-        ],
-        cwd=pathlib.Path(__file__).parent.parent,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(process, port)
-        yield f"http://127.0.0.1:{port}/mcp", process
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=15)
-
-
 def test_over_http_each_session_loads_for_itself() -> None:
     from mcp import Client
 
@@ -549,7 +516,7 @@ def test_over_http_each_session_loads_for_itself() -> None:
                 listed = [item.name for item in (await other.list_tools()).tools]
                 assert listed == ["get_time", "echo", "search_tools"]
 
-    with _served_over_http() as (url, _):
+    with serving(DEFERRED) as (url, _):
         anyio.run(main, url)
 
 
@@ -654,7 +621,7 @@ def test_a_client_without_a_session_reads_what_search_found_in_its_answer(
                     "search_tools",
                 ]
 
-    with _served_over_http(*options) as (url, _):
+    with serving(DEFERRED, *options) as (url, _):
         anyio.run(main, url)
 
 
@@ -662,7 +629,7 @@ def test_sigterm_ends_the_listen_streams_of_http_clients_gracefully() -> None:
     """A 2026-07-28 client's listen stream is held open: the stopping server ends it, without the grace."""
     from mcp import Client
 
-    async def main(url: str, process: subprocess.Popen[bytes]) -> list[Any]:
+    async def main(url: str, process: subprocess.Popen[str]) -> list[Any]:
         events: list[Any] = []
         with anyio.fail_after(60):
             async with (
@@ -673,5 +640,5 @@ def test_sigterm_ends_the_listen_streams_of_http_clients_gracefully() -> None:
                 events.extend([event async for event in subscription])
         return events
 
-    with _served_over_http() as (url, process):
+    with serving(DEFERRED) as (url, process):
         assert anyio.run(main, url, process) == []  # ended, not lost

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import pytest
 
+from tests.conftest import chat_message
 from toolkit import Context, Elicited, Tool, ToolCall, ToolError, ToolSet, tool
 
 
@@ -260,16 +261,7 @@ class TestCustomHost:
         from toolkit.providers import openai
 
         host = Recorder()
-        message = {
-            "role": "assistant",
-            "tool_calls": [
-                {
-                    "id": "call-9",
-                    "type": "function",
-                    "function": {"name": "reporter", "arguments": '{"steps": 1}'},
-                }
-            ],
-        }
+        message = chat_message(("call-9", "reporter", '{"steps": 1}'))
         replies = run(openai.handle(tools, "agent", message, host=host))
         assert replies[0]["content"] == "ok"
         assert ("progress", "call-9", 1, 1, "step 1") in host.events

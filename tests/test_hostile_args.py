@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import chat_message
 from toolkit import Param, Tool, ToolCall, ToolResult, ToolSet, tool
 from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
 
@@ -340,16 +341,7 @@ async def _entry_points(name: str, args: Any) -> list[Any]:
     await bounded(GUARDED.run("a", calls))
     await bounded(asyncio.to_thread(GUARDED.execute, "a", "c", name, args))
     text = _as_json(args)
-    chat = {
-        "role": "assistant",
-        "tool_calls": [
-            {
-                "id": "c",
-                "type": "function",
-                "function": {"name": name, "arguments": text},
-            }
-        ],
-    }
+    chat = chat_message(("c", name, text))
     await bounded(openai.handle(PLAIN, "a", chat))
     responses = [
         {"type": "function_call", "call_id": "c", "name": name, "arguments": text}

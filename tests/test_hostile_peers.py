@@ -14,15 +14,14 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
-import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.servers import free_port, wait_for_port
+from tests.servers import free_port, run, wait_for_port
 from toolkit import (
     Audio,
     File,
@@ -44,14 +43,6 @@ ROOT = pathlib.Path(__file__).parent.parent
 SERVER = str(ROOT / "tests" / "mcp_hostile_server.py")
 LIMIT = 60
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
-
-
-def run(main: Callable[[], Awaitable[None]]) -> None:
-    async def bounded() -> None:
-        with anyio.fail_after(LIMIT):
-            await main()
-
-    asyncio.run(bounded())
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,6 @@ import dataclasses
 import json
 import logging
 import pathlib
-import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
@@ -24,6 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import hostile_tools as hostile
+from tests.conftest import chat_message
+from tests.servers import stdio_session
 from toolkit import ToolCall, ToolResult, ToolSet
 from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
 
@@ -207,18 +208,7 @@ def via_run_with_middleware_and_truncation(calls: list[Call]) -> list[Seen]:
 
 
 def via_openai(calls: list[Call]) -> list[Seen]:
-    message = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": c.id,
-                "type": "function",
-                "function": {"name": c.tool, "arguments": json.dumps(c.args)},
-            }
-            for c in calls
-        ],
-    }
+    message = chat_message(*((c.id, c.tool, json.dumps(c.args)) for c in calls))
     replies = bounded(lambda: openai.handle(TOOLS, "a", message))
     return [Seen(r["tool_call_id"], r["content"], None) for r in replies]
 
@@ -543,21 +533,9 @@ class _Client:
             self.loop.close()
 
     async def _serve(self) -> None:
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "toolkit", "serve", "tests/hostile_tools.py:tools"],
-            cwd=str(ROOT),
-        )
         self._stop = asyncio.Event()
         try:
-            async with (
-                stdio_client(params) as (read, write),
-                ClientSession(read, write) as session,
-            ):
-                await session.initialize()
+            async with stdio_session("tests/hostile_tools.py:tools") as session:
                 self._ready.set_result(session)
                 await self._stop.wait()
         except BaseException as error:

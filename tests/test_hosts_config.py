@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests import servers
 from toolkit._cli import main
 from toolkit._hosts_config import config_path
 
@@ -31,14 +32,7 @@ def toolkit(
     env["HOME"] = str(home)
     if path is not None:
         env["PATH"] = path
-    return subprocess.run(
-        [sys.executable, "-m", "toolkit", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    return servers.toolkit(*args, env=env)
 
 
 @pytest.mark.parametrize(

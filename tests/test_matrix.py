@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import pathlib
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,9 +21,7 @@ import jsonschema
 import pytest
 from anthropic.types import ToolParam
 from google.genai import types as genai
-from mcp import ClientSession, StdioServerParameters
 from mcp import types as mcp_types
-from mcp.client.stdio import stdio_client
 from mcp_types.methods import validate_server_result
 from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
@@ -42,6 +39,7 @@ from tests.matrix_tools import (
     return_tool,
 )
 from tests.providers.oracles import assert_typed_dict
+from tests.servers import stdio_session
 from toolkit import Tool, ToolCall, ToolDefinitionError, ToolSet
 from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
 from toolkit.providers._transform import is_wrapped
@@ -233,18 +231,9 @@ def served() -> dict[Any, Any]:
 
 
 async def _serve_and_call() -> dict[Any, Any]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "toolkit", "serve", TARGET],
-        cwd=str(ROOT),
-    )
     found: dict[Any, Any] = {}
     with anyio.fail_after(LIMIT):
-        async with (
-            stdio_client(params) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
+        async with stdio_session(TARGET) as session:
             found["listed"] = await session.list_tools()
             for case in CASES:
                 for key, name, args in (

@@ -17,13 +17,13 @@ import shlex
 import signal
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anyio
 import pytest
 
-from tests.servers import free_port, wait_for_port
+from tests.servers import free_port, run, toolkit, wait_for_port
 from toolkit import (
     Context,
     DuplicateToolError,
@@ -46,14 +46,6 @@ SDK_SERVER = str(ROOT / "tests" / "mcp_sdk_server.py")
 SERVE = [sys.executable, "-m", "toolkit", "serve", TOOLS]
 LABEL = " ".join(SERVE)
 LIMIT = 60  # seconds, for each test
-
-
-def run(main: Callable[[], Awaitable[None]]) -> None:
-    async def bounded() -> None:
-        with anyio.fail_after(LIMIT):
-            await main()
-
-    asyncio.run(bounded())
 
 
 @pytest.fixture(autouse=True)
@@ -828,17 +820,6 @@ def test_without_a_host_the_client_declares_no_capability() -> None:
 
 
 # ---------------------------------------------------------------- the command line
-
-
-def toolkit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolkit", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=LIMIT,
-        check=False,
-    )
 
 
 def test_a_server_whose_stdout_is_not_mcp_is_said_so_in_one_line() -> None:

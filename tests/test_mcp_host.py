@@ -14,9 +14,6 @@ import asyncio
 import contextlib
 import dataclasses
 import pathlib
-import signal
-import subprocess
-import sys
 import threading
 import time
 import warnings
@@ -28,7 +25,7 @@ import pytest
 from mcp.client import Client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from tests.servers import free_port, wait_for_port
+from tests.servers import serving
 from toolkit import Context, ToolSet
 from toolkit.providers.mcp import build_server
 from toolkit.providers.mcp._host import _decode_state, _encode_state
@@ -404,30 +401,8 @@ def test_request_state_round_trips_and_garbage_reads_as_no_answers() -> None:
 
 @contextlib.contextmanager
 def served(*flags: str) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolkit",
-            "serve",
-            "examples/mcp_conformance_server.py",
-            "--http",
-            f"127.0.0.1:{port}",
-            *flags,
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_for_port(process, port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=15)
-        if process.stderr:
-            process.stderr.close()
+    with serving("examples/mcp_conformance_server.py", *flags) as (url, _):
+        yield url
 
 
 def test_served_over_http() -> None:

@@ -9,23 +9,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import pathlib
 import signal
 import subprocess
-import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx2
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
 
-from tests.servers import free_port
+from tests import servers
+from tests.servers import finished, stdio_server, stdio_session
 from tests.test_mcp_http import served
 from toolkit.providers import mcp
 
@@ -47,45 +45,10 @@ def run(coroutine: Any) -> Any:
 
 
 @contextlib.contextmanager
-def serving(*args: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+def serving(*flags: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """`toolkit serve` of the interrupt tools over HTTP in a child process; the base URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolkit",
-            "serve",
-            TARGET,
-            "--http",
-            f"127.0.0.1:{port}",
-            *args,
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ},
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        assert f"127.0.0.1:{port}/mcp" in line, line + process.stderr.read()
-        yield f"http://127.0.0.1:{port}", process
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-
-
-def _finish(process: subprocess.Popen[str]) -> tuple[int, str]:
-    try:
-        _, err = process.communicate(timeout=LIMIT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        _, err = process.communicate()
-        raise AssertionError(f"the server did not stop: {err}") from None
-    return process.returncode, err
+    with servers.serving(TARGET, *flags) as (url, process):
+        yield url.removesuffix("/mcp"), process
 
 
 @contextlib.asynccontextmanager
@@ -131,21 +94,13 @@ def test_a_tool_raising_keyboard_interrupt_is_its_error_result_over_http() -> No
         run(scenario())
         assert process.poll() is None
         process.send_signal(signal.SIGTERM)
-        code, err = _finish(process)
+        code, err = finished(process)
         assert code == 0, err
 
 
 def test_a_tool_raising_keyboard_interrupt_is_its_error_result_over_stdio() -> None:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "toolkit", "serve", TARGET], cwd=str(ROOT)
-    )
-
     async def scenario() -> None:
-        async with (
-            stdio_client(params) as (read, write),
-            ClientSession(read, write) as opened,
-        ):
-            await opened.initialize()
+        async with stdio_session(TARGET) as opened:
             await _interrupts_then_a_call(opened)
 
     run(scenario())
@@ -169,26 +124,16 @@ def test_sigint_lets_a_call_in_flight_finish_then_exits_0_quietly() -> None:
 
         result = run(scenario())
         assert (result.is_error, _text(result)) == (False, "slept 1.0")
-        code, err = _finish(process)
+        code, err = finished(process)
         assert code == 0, err
         assert "Traceback" not in err, err
 
 
 def test_sigint_stops_a_stdio_server_with_exit_0() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "serve", TARGET],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = stdio_server(TARGET)
     assert process.stdin is not None
     assert process.stdout is not None
-    init = (
-        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
-        b'"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}\n'
-    )
-    process.stdin.write(init)
+    process.stdin.write(INIT + b"\n")
     process.stdin.flush()
     assert process.stdout.readline()  # it serves
     process.send_signal(signal.SIGINT)
@@ -265,7 +210,7 @@ def test_idle_slow_header_and_slow_body_connections_are_timed_out() -> None:
                 sock.close()
         run(a_new_client())
         process.send_signal(signal.SIGTERM)
-        code, err = _finish(process)
+        code, err = finished(process)
     assert code == 0, err
     assert err == "", err  # not a line per connection, let alone a traceback
 

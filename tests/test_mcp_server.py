@@ -22,52 +22,20 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import TextContent
 
-from tests.servers import free_port, wait_for_port
+from tests.servers import finished, serving, stdio_server, stdio_session
 
 ROOT = pathlib.Path(__file__).parent.parent
 TARGET = str(ROOT / "tests" / "sample_tools.py")
 LIMIT = 60  # seconds, for each test
 
 
-@contextlib.asynccontextmanager
-async def stdio_session() -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "toolkit", "serve", TARGET], cwd=str(ROOT)
-    )
-    async with (
-        stdio_client(params) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
-
-
 @contextlib.contextmanager
 def http_server() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolkit",
-            "serve",
-            TARGET,
-            "--http",
-            f"127.0.0.1:{port}",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_for_port(process, port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
+    """The sample tools served over HTTP; on the way out, SIGTERM ends the server cleanly."""
+    with serving(TARGET) as (url, process):
+        yield url
         process.send_signal(signal.SIGTERM)
-        code = process.wait(timeout=15)
-        stderr = process.stderr.read() if process.stderr else b""
-        if process.stderr:
-            process.stderr.close()
+        code, stderr = finished(process, 15)
         assert code == 0, stderr
 
 
@@ -146,7 +114,7 @@ def _text(result: Any) -> str:
 def test_stdio_end_to_end() -> None:
     async def main() -> None:
         with anyio.fail_after(LIMIT):
-            async with stdio_session() as session:
+            async with stdio_session(TARGET) as session:
                 await _exercise(session)
 
     anyio.run(main)
@@ -163,25 +131,13 @@ def test_http_end_to_end() -> None:
 
 
 def test_stdio_server_exits_when_stdin_closes() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "serve", TARGET],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = stdio_server(TARGET)
     _, stderr = process.communicate(b"", timeout=LIMIT)
     assert process.returncode == 0, stderr
 
 
 def test_stdio_server_exits_cleanly_on_sigterm() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "serve", TARGET],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = stdio_server(TARGET)
     _wait_until_serving(process)
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=LIMIT)

@@ -13,7 +13,6 @@ own SDK types, then called.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -25,13 +24,13 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
-import anyio
 import pytest
 from google.genai import types as genai
 from mcp import types as mcp_types
 from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
 
+from tests import servers
 from tests.conftest import assert_valid_schema
 from tests.providers.oracles import assert_round_trip, assert_typed_dict
 from tests.servers import free_port, wait_for_port
@@ -50,11 +49,7 @@ needs_npx = pytest.mark.skipif(
 
 
 def run(main: Callable[[], Awaitable[None]]) -> None:
-    async def bounded() -> None:
-        with anyio.fail_after(LIMIT):
-            await main()
-
-    asyncio.run(bounded())
+    servers.run(main, LIMIT)
 
 
 async def call(tools: ToolSet, name: str, args: Any = None) -> ToolResult:

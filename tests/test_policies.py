@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import chat_message
 from toolkit import (
     Approval,
     Context,
@@ -220,16 +221,7 @@ class TestApproval:
         asynchronous = asyncio.run(
             tools.aexecute("agent-1", "c2", "delete_file", {"path": "a"})
         )
-        message = {
-            "role": "assistant",
-            "tool_calls": [
-                {
-                    "id": "c3",
-                    "type": "function",
-                    "function": {"name": "delete_file", "arguments": '{"path": "a"}'},
-                }
-            ],
-        }
+        message = chat_message(("c3", "delete_file", '{"path": "a"}'))
         (reply,) = asyncio.run(openai.handle(tools, "agent-1", message))
         assert sync.status == asynchronous.status == "needs_approval"
         assert "needs a human's approval" in reply["content"]
@@ -768,36 +760,12 @@ tools = ToolSet([delete_file])
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """`toolkit serve` over HTTP in a process of its own; yields its URL and its call log."""
-    import signal
-    import subprocess
-    import sys
-
-    from tests.servers import free_port, wait_for_port
+    from tests.servers import serving
 
     module = tmp_path_factory.mktemp("served") / "deleting.py"
     module.write_text(SERVED)
-    port = free_port()
-    with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolkit",
-            "serve",
-            f"{module}:tools",
-            "--http",
-            f"127.0.0.1:{port}",
-            "--no-auth",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as process:
-        try:
-            wait_for_port(process, port)
-            yield f"http://127.0.0.1:{port}/mcp", module.with_suffix(".calls")
-        finally:
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=15)
+    with serving(f"{module}:tools", "--no-auth") as (url, _):
+        yield url, module.with_suffix(".calls")
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import chat_message
 from toolkit import Image, ToolCall, ToolResult, ToolSet, tool
 from toolkit.providers import anthropic, openai
 from toolkit.providers import mcp as mcp_provider
@@ -60,31 +61,12 @@ def make_tools(calls: list[str]) -> ToolSet:
     return ToolSet([weather, chart, total])
 
 
-MESSAGE = {
-    "role": "assistant",
-    "tool_calls": [
-        {
-            "id": "c1",
-            "type": "function",
-            "function": {"name": "weather", "arguments": '{"city": "Paris"}'},
-        },
-        {
-            "id": "c2",
-            "type": "function",
-            "function": {"name": "chart", "arguments": '{"month": "May"}'},
-        },
-        {
-            "id": "c3",
-            "type": "function",
-            "function": {"name": "total", "arguments": '{"values": [1, 2]}'},
-        },
-        {
-            "id": "c4",
-            "type": "function",
-            "function": {"name": "total", "arguments": '{"values": []}'},
-        },
-    ],
-}
+MESSAGE = chat_message(
+    ("c1", "weather", '{"city": "Paris"}'),
+    ("c2", "chart", '{"month": "May"}'),
+    ("c3", "total", '{"values": [1, 2]}'),
+    ("c4", "total", '{"values": []}'),
+)
 
 
 def test_a_recorded_run_replays_byte_identically(tmp_path: pathlib.Path) -> None:

@@ -21,9 +21,12 @@ so that decoration stays cheap. Every call takes the same three steps:
     finish  what the tool returned → its `ToolResult`: `normalise`, or the
             output check when the return annotation has a schema.
 
-`aexecute` is a call from async code, `execute` from sync code: bind and
-finish are the same functions, and only the call differs (from sync code an
-async tool runs on an event loop of its own). Anything the tool raises is
+`aexecute` runs the steps, from async code; from sync code (`Tool.execute`,
+`ToolSet.execute`) the same coroutine runs with `blocking=True`: every wait
+(a pool thread, a slot, a retry's pause, an async tool on an event loop of
+its own) then blocks the caller's thread, so the coroutine never suspends
+and `run_blocking` runs it to the end with one `send`, with no event loop
+for a sync tool. Anything the tool raises is
 that call's error result (`failure`); `KeyboardInterrupt` and the
 cancellation of the awaiting task go on. The host, which the entry points
 enter around the call, travels in a context variable (`_host`), so that it
@@ -35,6 +38,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from ._arguments import Refusal, not_converted, reject_constant, too_deep, unchecked
@@ -53,6 +57,7 @@ from ._running import (
     in_thread,
     is_awaitable,
     is_large,
+    run_blocking,
 )
 from ._tracing import FOUND, SDK, current, finish, note_error, start_call
 
@@ -142,7 +147,9 @@ class ToolRunner:
         """The `execute_fn` of a tool made from a function: one call with no `deps`."""
         if self.is_async:
             return self.aexecute(agent_id, call_id, args, None, None)
-        return self.execute(agent_id, call_id, args, None, None)
+        return run_blocking(
+            self.aexecute(agent_id, call_id, args, None, None, blocking=True)
+        )
 
     # ------------------------------------------------------------ building
 
@@ -217,29 +224,37 @@ class ToolRunner:
         formatter: ErrorFormatter | None,
         pool: ThreadPool | None = None,
         policy: SetPolicy | None = None,
+        *,
+        blocking: bool = False,
     ) -> ToolResult:
-        """One call from async code: bind, (the policies,) call, finish; a span of it when tracing.
+        """One call: bind, (the policies,) call, finish; a span of it when tracing.
 
-        Big arguments are bound in a thread of the pool, so that the event
-        loop keeps serving other calls while they are checked. `policy` is
-        what the set the call is made through adds (approvals, tracing).
+        From async code, big arguments are bound in a thread of the pool and
+        a sync tool runs there too (unless `thread=False`), so that the
+        event loop keeps serving other calls. With `blocking=True` (a call
+        from sync code) every wait blocks the caller's thread instead: a
+        sync tool is called right here, or in a pool thread when it has a
+        timeout; an async tool runs on an event loop of its own. Then the
+        steps never suspend, and `run_blocking` runs them with no event
+        loop. `policy` is what the set the call is made through adds
+        (approvals, tracing).
         """
         span = None
         content = policy.trace_content if policy is not None else False
         if FOUND or SDK in sys.modules:  # an OpenTelemetry SDK may be tracing
             span = start_call(self.tool, call_id, args, content)
         if span is None:
-            return await self._aexecute(
-                agent_id, call_id, args, deps, formatter, pool, policy
+            return await self._steps(
+                agent_id, call_id, args, deps, formatter, pool, policy, blocking
             )
         with current(span):
-            result = await self._aexecute(
-                agent_id, call_id, args, deps, formatter, pool, policy
+            result = await self._steps(
+                agent_id, call_id, args, deps, formatter, pool, policy, blocking
             )
             finish(span, result, content, self.name)
             return result
 
-    async def _aexecute(
+    async def _steps(
         self,
         agent_id: str,
         call_id: str,
@@ -247,11 +262,12 @@ class ToolRunner:
         deps: Any,
         formatter: ErrorFormatter | None,
         pool: ThreadPool | None,
-        approvals: SetPolicy | None,
+        policy: SetPolicy | None,
+        blocking: bool,
     ) -> ToolResult:
         binder = self._binder or self._build()
         try:
-            if is_large(args):
+            if not blocking and is_large(args):
                 bound = await _bound_in_thread(
                     binder, args, agent_id, call_id, deps, pool
                 )
@@ -259,8 +275,10 @@ class ToolRunner:
                 bound = binder.bind(args, agent_id, call_id, deps)
         except Refused as refused:
             return refused.result
-        if self.policy is None and (approvals is None or approvals.rule is False):
-            return await self._acall(bound, agent_id, call_id, formatter, pool)
+        if self.policy is None and (policy is None or policy.rule is False):
+            return await self.called(
+                bound, agent_id, call_id, formatter, pool, blocking
+            )
         from ._policies import guarded
 
         return await guarded(
@@ -272,59 +290,65 @@ class ToolRunner:
             deps,
             formatter,
             pool,
-            approvals,
+            policy,
+            blocking,
         )
 
-    async def _acall(
+    async def called(
         self,
         bound: dict[str, Any],
         agent_id: str,
         call_id: str,
         formatter: ErrorFormatter | None,
         pool: ThreadPool | None,
+        blocking: bool,
     ) -> ToolResult:
-        """Call the code with `bound` from async code, and finish its result (tries again as the policy says)."""
+        """Call the code with `bound` and finish its result (tries again as the policy says).
+
+        A sync tool runs in a pool thread from async code (unless
+        `thread=False`), and in a blocking call only to enforce a timeout.
+        What the code returns is awaited if need be (by a blocking call on
+        an event loop of its own). The timeout bounds the whole call: an
+        awaitable that sync code returns gets the time that is left.
+        """
+        in_pool = (
+            self.thread
+            and not self.is_async
+            and (self.timeout is not None or not blocking)
+        )
         tries = 1
         while True:
+            deadline = _deadline(self.timeout)
             try:
-                outcome = await self._aoutcome(bound, agent_id, call_id, pool)
+                if in_pool:
+                    thunk = lambda: self.invoke(bound, agent_id, call_id)  # noqa: E731
+                    if blocking:
+                        outcome = call_in_thread(thunk, self.timeout, pool)
+                    else:
+                        outcome = await in_thread(thunk, self.timeout, pool)
+                else:
+                    outcome = _wrapped(self.invoke, bound, agent_id, call_id)
+                if is_awaitable(outcome):  # an async tool's, or a sync `execute_fn`'s
+                    left = _left(deadline)
+                    if blocking:
+                        outcome = block_on(partial(await_tool, outcome, left))
+                    else:
+                        outcome = await await_tool(outcome, left)
             except (
                 BaseException
             ) as error:  # whatever the tool raised: this call's result
-                wait = self._retry(error, tries, awaited=True)
+                wait = self._retry(error, tries, awaited=not blocking)
                 if wait is None:
-                    return self.failure(error, formatter, awaited=True)
-                import asyncio
+                    return self.failure(error, formatter, awaited=not blocking)
+                if blocking:
+                    time.sleep(wait)
+                else:
+                    import asyncio
 
-                await asyncio.sleep(wait)
+                    await asyncio.sleep(wait)
                 tries += 1
                 continue
             return self.finish(outcome)
-
-    async def _aoutcome(
-        self,
-        bound: dict[str, Any],
-        agent_id: str,
-        call_id: str,
-        pool: ThreadPool | None,
-    ) -> Any:
-        """What the code returns for `bound`: awaited, from a pool thread, or called inline.
-
-        The timeout bounds the whole call: an awaitable that sync code
-        returns gets the time that is left.
-        """
-        deadline = _deadline(self.timeout)
-        if self.is_async:
-            outcome = self.invoke(bound, agent_id, call_id)
-        elif self.thread:
-            outcome = await in_thread(
-                lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
-            )
-        else:
-            outcome = _on_loop(self.invoke, bound, agent_id, call_id)
-        if is_awaitable(outcome):  # an async tool's, or a sync `execute_fn`'s
-            outcome = await await_tool(outcome, _left(deadline))
-        return outcome
 
     def _retry(
         self, error: BaseException, tries: int, *, awaited: bool
@@ -349,111 +373,6 @@ class ToolRunner:
             wait,
         )
         return wait
-
-    def execute(
-        self,
-        agent_id: str,
-        call_id: str,
-        args: Any,
-        deps: Any,
-        formatter: ErrorFormatter | None,
-        pool: ThreadPool | None = None,
-        policy: SetPolicy | None = None,
-    ) -> ToolResult:
-        """One call from sync code: the steps of `aexecute`, but for how the code is called.
-
-        A sync tool is called right here, or in a thread of the pool when it
-        has a timeout; an async tool runs on an event loop of its own.
-        """
-        span = None
-        content = policy.trace_content if policy is not None else False
-        if FOUND or SDK in sys.modules:  # an OpenTelemetry SDK may be tracing
-            span = start_call(self.tool, call_id, args, content)
-        if span is None:
-            return self._execute(agent_id, call_id, args, deps, formatter, pool, policy)
-        with current(span):
-            result = self._execute(
-                agent_id, call_id, args, deps, formatter, pool, policy
-            )
-            finish(span, result, content, self.name)
-            return result
-
-    def _execute(
-        self,
-        agent_id: str,
-        call_id: str,
-        args: Any,
-        deps: Any,
-        formatter: ErrorFormatter | None,
-        pool: ThreadPool | None,
-        approvals: SetPolicy | None,
-    ) -> ToolResult:
-        binder = self._binder or self._build()
-        try:
-            bound = binder.bind(args, agent_id, call_id, deps)
-        except Refused as refused:
-            return refused.result
-        if self.policy is None and (approvals is None or approvals.rule is False):
-            return self._call(bound, agent_id, call_id, formatter, pool)
-        from ._policies import guarded_sync
-
-        return guarded_sync(
-            self,
-            parse_arguments(self.name, args),
-            bound,
-            agent_id,
-            call_id,
-            deps,
-            formatter,
-            pool,
-            approvals,
-        )
-
-    def _call(
-        self,
-        bound: dict[str, Any],
-        agent_id: str,
-        call_id: str,
-        formatter: ErrorFormatter | None,
-        pool: ThreadPool | None,
-    ) -> ToolResult:
-        """Call the code with `bound` from sync code, and finish its result (tries again as the policy says)."""
-        tries = 1
-        while True:
-            try:
-                outcome = self._outcome(bound, agent_id, call_id, pool)
-            except (
-                BaseException
-            ) as error:  # whatever the tool raised: this call's result
-                wait = self._retry(error, tries, awaited=False)
-                if wait is None:
-                    return self.failure(error, formatter, awaited=False)
-                import time
-
-                time.sleep(wait)
-                tries += 1
-                continue
-            return self.finish(outcome)
-
-    def _outcome(
-        self,
-        bound: dict[str, Any],
-        agent_id: str,
-        call_id: str,
-        pool: ThreadPool | None,
-    ) -> Any:
-        """What the code returns for `bound`, from sync code: called here or in a pool thread; awaited on a loop of its own."""
-        deadline = _deadline(self.timeout)
-        if self.timeout is not None and self.thread and not self.is_async:
-            outcome = call_in_thread(
-                lambda: self.invoke(bound, agent_id, call_id), self.timeout, pool
-            )
-        else:
-            outcome = self.invoke(bound, agent_id, call_id)
-        if is_awaitable(outcome):  # awaited on an event loop of its own
-            left = _left(deadline)
-            outcome = block_on(lambda: await_tool(outcome, left))
-        return outcome
 
     def finish(self, outcome: Any) -> ToolResult:
         """What the tool returned → its result, checked against its output schema if it has one."""
@@ -531,11 +450,13 @@ async def _bound_in_thread(
     return bound
 
 
-def _on_loop(invoke: Invoke, bound: dict[str, Any], agent_id: str, call_id: str) -> Any:
-    """Call sync code on the loop's thread; what it raises comes wrapped in `Raised`.
+def _wrapped(invoke: Invoke, bound: dict[str, Any], agent_id: str, call_id: str) -> Any:
+    """Call the code in this thread; what it raises comes wrapped in `Raised`.
 
     Wrapped, a `CancelledError` that the code raised cannot pass for the
-    cancellation of the awaiting task.
+    cancellation of the awaiting task, and a `StopIteration` crosses the
+    steps' coroutines as itself (bare, Python would turn it into a
+    `RuntimeError`).
     """
     try:
         return invoke(bound, agent_id, call_id)

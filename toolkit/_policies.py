@@ -59,7 +59,6 @@ __all__ = [
     "Rate",
     "check_policies",
     "guarded",
-    "guarded_sync",
     "policy_findings",
     "shown",
     "store_of",
@@ -342,13 +341,6 @@ class _Slots:
         self._lock = threading.Lock()
         self._waiters: deque[Callable[[], None]] = deque()
 
-    def try_take(self) -> bool:
-        with self._lock:
-            if self.busy < self.size:
-                self.busy += 1
-                return True
-        return False
-
     async def take(self, timeout: float | None) -> bool:
         """Take a slot, waiting at most `timeout` seconds; False when none came in time."""
         import asyncio
@@ -359,11 +351,8 @@ class _Slots:
         def wake() -> None:
             loop.call_soon_threadsafe(_settle, waiter)
 
-        with self._lock:
-            if self.busy < self.size:
-                self.busy += 1
-                return True
-            self._waiters.append(wake)
+        if self._claimed(wake):
+            return True
         try:
             await asyncio.wait_for(waiter, timeout)
         except asyncio.TimeoutError:
@@ -377,14 +366,18 @@ class _Slots:
     def take_blocking(self, timeout: float | None) -> bool:
         """`take` for sync code: blocks the thread."""
         event = threading.Event()
+        if self._claimed(event.set) or event.wait(timeout):
+            return True
+        self._drop(event.set)
+        return False
+
+    def _claimed(self, wake: Callable[[], None]) -> bool:
+        """Take a free slot now (True), or queue `wake`, called when a slot is handed to it."""
         with self._lock:
             if self.busy < self.size:
                 self.busy += 1
                 return True
-            self._waiters.append(event.set)
-        if event.wait(timeout):
-            return True
-        self._drop(event.set)
+            self._waiters.append(wake)
         return False
 
     def _drop(self, wake: Callable[[], None]) -> None:
@@ -511,60 +504,35 @@ async def guarded(
     formatter: ErrorFormatter | None,
     pool: ThreadPool | None,
     approvals: SetPolicy | None,
+    blocking: bool,
 ) -> ToolResult:
-    """A call with policies, from async code: approval, rate, a slot, then the call."""
-    stop = await _approval(runner, arguments, agent_id, call_id, deps, approvals)
-    if stop is not None:
-        return stop
-    policy = runner.policy
-    if policy is None:
-        return await runner._acall(bound, agent_id, call_id, formatter, pool)
-    refused = policy.over_rate(agent_id)
-    if refused is not None:
-        return refused
-    slots = policy.slots
-    if slots is None:
-        return await runner._acall(bound, agent_id, call_id, formatter, pool)
-    if not await slots.take(policy.timeout):
-        return policy.full()
-    try:
-        return await runner._acall(bound, agent_id, call_id, formatter, pool)
-    finally:
-        slots.give_back()
+    """A call with policies: approval, rate, a slot, then the call.
 
-
-def guarded_sync(
-    runner: ToolRunner,
-    arguments: JsonObject | ToolResult,
-    bound: dict[str, Any],
-    agent_id: str,
-    call_id: str,
-    deps: Any,
-    formatter: ErrorFormatter | None,
-    pool: ThreadPool | None,
-    approvals: SetPolicy | None,
-) -> ToolResult:
-    """`guarded` for sync code: a host is asked on an event loop of its own; a slot is waited for in this thread."""
-    from ._running import block_on
-
-    stop: ToolResult | None = block_on(
-        lambda: _approval(runner, arguments, agent_id, call_id, deps, approvals)
+    A blocking call (`ToolRunner.execute`) asks a host on an event loop of
+    its own and waits for a slot in its thread.
+    """
+    stop = await _approval(
+        runner, arguments, agent_id, call_id, deps, approvals, blocking
     )
     if stop is not None:
         return stop
     policy = runner.policy
     if policy is None:
-        return runner._call(bound, agent_id, call_id, formatter, pool)
+        return await runner.called(bound, agent_id, call_id, formatter, pool, blocking)
     refused = policy.over_rate(agent_id)
     if refused is not None:
         return refused
     slots = policy.slots
     if slots is None:
-        return runner._call(bound, agent_id, call_id, formatter, pool)
-    if not slots.take_blocking(policy.timeout):
+        return await runner.called(bound, agent_id, call_id, formatter, pool, blocking)
+    if blocking:
+        taken = slots.take_blocking(policy.timeout)
+    else:
+        taken = await slots.take(policy.timeout)
+    if not taken:
         return policy.full()
     try:
-        return runner._call(bound, agent_id, call_id, formatter, pool)
+        return await runner.called(bound, agent_id, call_id, formatter, pool, blocking)
     finally:
         slots.give_back()
 
@@ -576,6 +544,7 @@ async def _approval(
     call_id: str,
     deps: Any,
     approvals: SetPolicy | None,
+    blocking: bool,
 ) -> ToolResult | None:
     """None when the call may run; else its result: waiting for approval, denied, or why it cannot be asked."""
     from ._context import Context
@@ -599,7 +568,14 @@ async def _approval(
         )
     if not needed:
         return None
-    stop = await _decided(runner, arguments, context, approvals)
+    if blocking:
+        from ._running import block_on
+
+        stop: ToolResult | None = block_on(
+            lambda: _decided(runner, arguments, context, approvals)
+        )
+    else:
+        stop = await _decided(runner, arguments, context, approvals)
     add_event(
         "toolkit.approval",
         {

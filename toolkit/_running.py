@@ -33,8 +33,8 @@ import queue
 import sys
 import threading
 import weakref
-from collections.abc import Awaitable, Callable
-from typing import Any, Final, TypeGuard
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Final, TypeGuard, TypeVar
 
 from ._exceptions import ToolDefinitionError
 from ._log import log_warning
@@ -55,8 +55,11 @@ __all__ = [
     "is_awaitable",
     "is_large",
     "is_seconds",
+    "run_blocking",
     "thread_waiting_here",
 ]
+
+T = TypeVar("T")
 
 DEFAULT_MAX_THREADS: Final = 64
 """Threads of the pool shared by every `ToolSet` without `max_threads` (and by lone tools)."""
@@ -481,6 +484,22 @@ def caller_cancelled(error: BaseException) -> bool:
     except RuntimeError:  # no loop: not awaited from a task
         return True
     return task is None or task.cancelling() > 0  # type: ignore[attr-defined]  # 3.11+
+
+
+def run_blocking(steps: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine whose every wait blocks (it never suspends): one `send` runs it to the end, with no event loop.
+
+    Raises:
+        RuntimeError: It suspended after all, waiting for an event loop.
+    """
+    try:
+        steps.send(None)
+    except StopIteration as done:
+        value: T = done.value
+        return value
+    steps.close()
+    msg = "A blocking call suspended: it needs an event loop"
+    raise RuntimeError(msg)
 
 
 def block_on(make: Callable[[], Awaitable[Any]]) -> Any:

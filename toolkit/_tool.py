@@ -34,7 +34,7 @@ from ._names import RULES, check_name, wire_name
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
 from ._record import Record
 from ._results import ToolResult, Widget
-from ._running import is_seconds
+from ._running import is_seconds, run_blocking
 from ._types import JsonObject, JsonSchema
 from ._views import model_description
 
@@ -393,7 +393,11 @@ class Tool(Generic[P, R]):
             The result: text for the model, plus `ui` and `structured`.
         """
         with hosted(host, on_loop=False):
-            return self._runner.execute(agent_id, call_id, args, deps, None)
+            return run_blocking(
+                self._runner.aexecute(
+                    agent_id, call_id, args, deps, None, blocking=True
+                )
+            )
 
     async def aexecute(
         self,

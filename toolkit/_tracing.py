@@ -43,23 +43,10 @@ __all__ = [
 Redact = Callable[[str, Any], Any]
 """`redact(tool_name, value) -> value`: what of an argument dict or a result text a span may keep."""
 
-# The `opentelemetry.trace` module, or None; decided on first use.
-_API: list[Any] = []
-# toolkit's tracer, once an SDK's provider is set.
 FOUND: list[Any] = []
+"""Toolkit's tracer, once an SDK's tracer provider is set (then `opentelemetry.trace` is imported)."""
 SDK: Final = "opentelemetry.sdk.trace"
 """The module that every tracer provider comes from: until it is imported, no call is traced."""
-
-
-def _trace() -> Any:
-    if not _API:
-        try:
-            from opentelemetry import trace
-        except ImportError:  # the `otel` extra is not installed
-            _API.append(None)
-        else:
-            _API.append(trace)
-    return _API[0]
 
 
 def tracer() -> Any:
@@ -72,10 +59,11 @@ def tracer() -> Any:
     """
     if FOUND:
         return FOUND[0]
-    trace = _trace()
-    if trace is None or isinstance(
-        trace.get_tracer_provider(), trace.ProxyTracerProvider
-    ):
+    try:
+        from opentelemetry import trace
+    except ImportError:  # the `otel` extra is not installed
+        return None
+    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         return None
     from ._version import __version__
 
@@ -93,7 +81,8 @@ def start_call(
     found = tracer()
     if found is None:
         return None
-    trace = _API[0]
+    from opentelemetry import trace
+
     span = found.start_span(
         "execute_tool",
         kind=trace.SpanKind.INTERNAL,
@@ -119,7 +108,9 @@ def start_call(
 
 def current(span: Any) -> Any:
     """A context manager that makes `span` the current span, and ends it on the way out."""
-    return _API[0].use_span(
+    from opentelemetry import trace
+
+    return trace.use_span(
         span, end_on_exit=True, record_exception=False, set_status_on_exception=False
     )
 
@@ -134,7 +125,8 @@ def finish(span: Any, result: ToolResult, content: bool | Redact, name: str) -> 
         recorded = getattr(span, "attributes", None) or {}
         if "error.type" not in recorded:
             span.set_attribute("error.type", "_OTHER")
-        trace = _trace()
+        from opentelemetry import trace
+
         span.set_status(trace.Status(trace.StatusCode.ERROR, result.text[:1000]))
 
 
@@ -142,7 +134,9 @@ def note_error(error: BaseException) -> None:
     """Name the exception a tool raised on the current call's span (`error.type`)."""
     if not FOUND:
         return
-    span = _API[0].get_current_span()
+    from opentelemetry import trace
+
+    span = trace.get_current_span()
     if span.is_recording():
         span.set_attribute("error.type", type(error).__qualname__)
 
@@ -151,7 +145,9 @@ def add_event(name: str, attributes: dict[str, Any]) -> None:
     """An event on the current call's span (progress, a log record, an approval)."""
     if not FOUND:
         return
-    span = _API[0].get_current_span()
+    from opentelemetry import trace
+
+    span = trace.get_current_span()
     if span.is_recording():
         span.add_event(name, {k: v for k, v in attributes.items() if v is not None})
 

@@ -29,7 +29,7 @@ from ._host import current_scope, hosted
 from ._json import type_name
 from ._middleware import through_middleware
 from ._results import ToolCall, ToolResult
-from ._running import block_on
+from ._running import block_on, run_blocking
 
 if TYPE_CHECKING:
     from ._tool import Tool
@@ -108,7 +108,7 @@ def execute(
 ) -> ToolResult:
     """`ToolSet.execute`: one call by tool name, from sync code.
 
-    The steps of `aexecute`, with the tool's sync entry point; through
+    The steps of `aexecute`, run blocking (`ToolRunner.aexecute`); through
     middleware, which is async, the call runs on an event loop of its own.
     """
     if host is not None:
@@ -130,20 +130,7 @@ def execute(
         return result
     call = ToolCall(call_id, name, args)
     found = _tool_of(toolset, call)
-    if found is None:
-        return _no_tool(toolset, call)
-    return _within(
-        toolset.max_output_chars,
-        found._runner.execute(
-            agent_id,
-            call_id,
-            args,
-            deps,
-            toolset.error_formatter,
-            toolset._pool,
-            toolset._policy,
-        ),
-    )
+    return run_blocking(_dispatch(toolset, agent_id, call, found, deps, blocking=True))
 
 
 def _started(
@@ -179,8 +166,13 @@ async def _dispatch(
     call: ToolCall,
     found: Tool[Any, Any] | None,
     deps: Any,
+    *,
+    blocking: bool = False,
 ) -> ToolResult:
-    """The result of the tool `found`, its text truncated when the set says so; or the error of a call that names no tool."""
+    """The result of the tool `found`, its text truncated when the set says so; or the error of a call that names no tool.
+
+    `blocking`: every wait blocks the thread (`ToolRunner.aexecute`), for `execute`.
+    """
     if found is None:
         return _no_tool(toolset, call)
     result = await found._runner.aexecute(
@@ -191,6 +183,7 @@ async def _dispatch(
         toolset.error_formatter,
         toolset._pool,
         toolset._policy,
+        blocking=blocking,
     )
     return _within(toolset.max_output_chars, result)
 

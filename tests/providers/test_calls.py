@@ -18,6 +18,7 @@ from openai.types.chat import (
 from openai.types.responses import ResponseFunctionToolCall
 from openai.types.responses.response_input_item_param import FunctionCallOutput
 
+from tests.conftest import chat_message
 from tests.providers.oracles import assert_round_trip, assert_typed_dict
 from tests.sample_tools import tools
 from toolkit import ToolCall, ToolResult, ToolSet, WidgetUI, tool
@@ -35,22 +36,10 @@ LISTED = ToolResult("[1,2]", structured=[1, 2])
 
 
 def _chat_message() -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": "call_1",
-                "type": "function",
-                "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
-            },
-            {
-                "id": "call_2",
-                "type": "function",
-                "function": {"name": "show_map", "arguments": '{"lat": 1, "lon": 2}'},
-            },
-        ],
-    }
+    return chat_message(
+        ("call_1", "get_weather", '{"city": "Paris"}'),
+        ("call_2", "show_map", '{"lat": 1, "lon": 2}'),
+    )
 
 
 EXPECTED_OPENAI_CALLS = [

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests import media
+from tests.conftest import chat_message
 from tests.providers.oracles import assert_typed_dict
 from toolkit import (
     Audio,
@@ -244,16 +245,7 @@ def test_handle_sends_a_tool_image_to_every_api() -> None:
         """A chart."""
         return Image.from_bytes(PNG)
 
-    call = {
-        "role": "assistant",
-        "tool_calls": [
-            {
-                "id": "c1",
-                "type": "function",
-                "function": {"name": "chart", "arguments": "{}"},
-            }
-        ],
-    }
+    call = chat_message(("c1", "chart", "{}"))
     messages = asyncio.run(openai.handle(tools, "a", call))
     assert messages[-1]["content"][1]["type"] == "image_url"
     served = asyncio.run(mcp.handle(tools, "a", {"name": "chart", "arguments": {}}))
