@@ -27,7 +27,8 @@ import time
 from collections.abc import Sequence
 from typing import Any, Final, Literal
 
-from ._tasks import EXTENSION, TERMINAL, _dump
+from ._tasks import EXTENSION, TERMINAL
+from ._wire import dump
 
 __all__ = ["DEADLINE", "tasks_extension"]
 
@@ -92,7 +93,7 @@ async def follow(handle: Any, claim: Any) -> Any:
     from mcp.types import REQUEST_TIMEOUT, CallToolResult, ErrorData, TextContent
 
     session = claim.session
-    task = _dump(handle)
+    task = dump(handle)
     task_id = handle.task_id
     answered: set[str] = set()
     left = DEADLINE.get() - time.monotonic()
@@ -147,7 +148,7 @@ async def _answer(
         answer = await session.dispatch_input_request(context, request)
         if isinstance(answer, ErrorData):  # the host refused: the task cannot go on
             raise MCPError.from_error_data(answer)
-        responses[key] = _dump(answer)
+        responses[key] = dump(answer)
     if responses:
         await _send(session, "tasks/update", task_id, inputResponses=responses)
         answered.update(responses)
@@ -174,5 +175,5 @@ async def _send(
     """One `tasks/*` request through the session's public `send_request`; its result as a dict."""
     _, request_type, params_type, answer_type = _models()
     request = request_type(method=method, params=params_type(task_id=task_id, **params))
-    found: dict[str, Any] = _dump(await session.send_request(request, answer_type))
+    found: dict[str, Any] = dump(await session.send_request(request, answer_type))
     return found

@@ -38,6 +38,8 @@ from toolkit._exceptions import ToolError
 from toolkit._host import LEVELS, Elicited, InputRequired
 from toolkit._json import to_jsonable
 
+from ._wire import dump
+
 if TYPE_CHECKING:
     from toolkit._context import Context
 
@@ -104,7 +106,7 @@ class McpHost:
             for key, response in (
                 getattr(params, "input_responses", None) or {}
             ).items():
-                self._answers[key] = _dump(response)
+                self._answers[key] = dump(response)
 
     # ------------------------------------------------------------ progress and log
 
@@ -318,7 +320,7 @@ class McpHost:
         """The key a question is asked and answered under: the tool's `name` for it, else one made from it."""
         named = name is not None
         if name is None:
-            body = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+            body = dump(request)
             digest = hashlib.sha256(
                 json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
             ).hexdigest()[:16]
@@ -341,7 +343,7 @@ class McpHost:
         from mcp.shared.exceptions import MCPError
         from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY
 
-        needed = self.missing.model_dump(by_alias=True, mode="json", exclude_none=True)
+        needed = dump(self.missing)
         names = ", ".join(needed)
         return MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -417,12 +419,6 @@ def _text_of(content: Any) -> str:
         msg = f"The client's model answered with {kinds}, not text."
         raise ToolError(msg)
     return "".join(texts)
-
-
-def _dump(response: Any) -> Any:
-    if hasattr(response, "model_dump"):
-        return response.model_dump(by_alias=True, mode="json", exclude_none=True)
-    return response
 
 
 def _encode_state(answers: dict[str, Any]) -> str:

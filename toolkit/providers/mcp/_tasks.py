@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from toolkit._results import error_text
 
+from ._wire import dump
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
@@ -226,7 +228,7 @@ class Tasks:
                 return
         try:
             answer = finish(running.result())
-            changes: dict[str, Any] = {"status": "completed", "result": _dump(answer)}
+            changes: dict[str, Any] = {"status": "completed", "result": dump(answer)}
         except asyncio.CancelledError:
             return
         except Exception as error:  # a protocol error: the task failed
@@ -278,9 +280,7 @@ class Tasks:
         record = await self._known(ctx, params)
         responses = dict(getattr(params, "input_responses", None) or {})
         if responses and record["status"] not in TERMINAL:
-            await self.store.answer(
-                params.task_id, _dump(responses), self._left(record)
-            )
+            await self.store.answer(params.task_id, dump(responses), self._left(record))
             asked = {
                 key: value
                 for key, value in record.get("inputRequests", {}).items()
@@ -370,16 +370,8 @@ class _TaskLink:
         self.task_id = task_id
 
     async def ask(self, key: str, request: Any) -> Any:
-        body = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+        body = dump(request)
         return await self.tasks.ask(self.task_id, key, body)
-
-
-def _dump(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(by_alias=True, mode="json", exclude_none=True)
-    if isinstance(value, dict):
-        return {key: _dump(item) for key, item in value.items()}
-    return value
 
 
 def _error(error: Exception) -> dict[str, Any]:
@@ -388,5 +380,5 @@ def _error(error: Exception) -> dict[str, Any]:
 
     data = getattr(error, "error", None)  # an MCPError carries its JSON-RPC error
     if data is not None and hasattr(data, "code"):
-        return _dump(data)  # type: ignore[no-any-return]
+        return dump(data)  # type: ignore[no-any-return]
     return {"code": INTERNAL_ERROR, "message": error_text(error)}

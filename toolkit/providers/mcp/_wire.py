@@ -44,6 +44,7 @@ from toolkit.providers._transform import is_wrapped, wrap_output
 
 __all__ = [
     "definition",
+    "dump",
     "handle",
     "lint",
     "parse_calls",
@@ -59,6 +60,15 @@ _HINTS = (
     ("idempotent", "idempotentHint"),
     ("open_world", "openWorldHint"),
 )
+
+
+def dump(value: Any) -> Any:
+    """`value` in its wire form: a model as the JSON its aliases name (no nulls), a dict's values alike."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(by_alias=True, mode="json", exclude_none=True)
+    if isinstance(value, dict):
+        return {key: dump(item) for key, item in value.items()}
+    return value
 
 
 def definition(item: Tool[Any, Any]) -> dict[str, Any]:
