@@ -174,8 +174,8 @@ def wire_names(tools: Iterable[Tool[Any, Any]], format: str) -> list[str]:
     found = list(tools)
     rule = RULES[format]
     names = [wire_name(item.name, rule) for item in found]
-    if rule is None:
-        return names
+    if rule is None or names == [item.name for item in found]:
+        return names  # no tool is sent under a name not its own: nothing can clash
     own = {item.name: item for item in found}
     called = called_names(found)
     for item, sent in zip(found, names, strict=True):

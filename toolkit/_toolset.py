@@ -146,16 +146,14 @@ class Registry:
         self._state = next(_STATES)
 
 
-def _unique(tools: Iterable[object]) -> Tools:
+def _unique(tools: Iterable[Tool[Any, Any]]) -> Tools:
     """The tools by name, in order, checked in order as `ToolSet.add` checks each.
 
     Raises:
-        NotAToolError: An item is not a `Tool`.
         DuplicateToolError: Two different tools share a name.
     """
     found: Tools = {}
-    for each in tools:
-        item = _usable(each)
+    for item in tools:
         existing = found.setdefault(item.name, item)
         if existing is not item:
             raise duplicate(item, existing)
