@@ -1,9 +1,12 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import pytest
+
+if TYPE_CHECKING:
+    from toolkit import ToolResult, ToolSet
 
 _META = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
 
@@ -33,3 +36,18 @@ def assert_valid_schema(schema: Any) -> None:
 @pytest.fixture(name="valid_schema")
 def fixture_valid_schema() -> Any:
     return assert_valid_schema
+
+
+@pytest.fixture
+def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mcp.connect` reconnects without the waits meant for real servers (a round still has 3 tries)."""
+    from toolkit.providers.mcp import _client
+
+    monkeypatch.setattr(
+        _client, "BACKOFF", _client.Backoff(first_wait=0.01, round_wait=0.05)
+    )
+
+
+async def call(tools: ToolSet, name: str, args: Any = None) -> ToolResult:
+    """The result of one call of the tool `name` of `tools`."""
+    return await tools.aexecute("agent", "call-1", name, args or {})

@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.conftest import call
 from tests.servers import free_port, run, toolkit, wait_for_port
 from toolkit import (
     Context,
@@ -48,16 +49,7 @@ LABEL = " ".join(SERVE)
 LIMIT = 60  # seconds, for each test
 
 
-@pytest.fixture(autouse=True)
-def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Reconnect without the waits meant for real servers (a round still has 3 tries)."""
-    monkeypatch.setattr(
-        _mcp_client, "BACKOFF", _mcp_client.Backoff(first_wait=0.01, round_wait=0.05)
-    )
-
-
-async def call(tools: ToolSet, name: str, args: Any = None) -> ToolResult:
-    return await tools.aexecute("agent", "call-1", name, args or {})
+pytestmark = pytest.mark.usefixtures("quick_backoff")
 
 
 # ---------------------------------------------------------------- the tool set

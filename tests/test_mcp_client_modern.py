@@ -22,10 +22,11 @@ from mcp.server.mcpserver import (
 )
 from pydantic import BaseModel, Field
 
+from tests import servers
+from tests.conftest import call
 from tests.test_mcp_http import served
 from toolkit import Context, Elicited, Param, ToolResult, ToolSet
 from toolkit.providers import mcp
-from toolkit.providers.mcp import _client as _mcp_client
 from toolkit.providers.mcp._tasks import MemoryTaskStore
 
 tools = ToolSet()
@@ -135,18 +136,10 @@ async def toolkit_server(**options: Any) -> AsyncIterator[tuple[str, Recorded]]:
 
 
 def run(main: Any) -> None:
-    asyncio.run(asyncio.wait_for(main(), 120))
+    servers.run(main, 120)
 
 
-@pytest.fixture(autouse=True)
-def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(
-        _mcp_client, "BACKOFF", _mcp_client.Backoff(first_wait=0.01, round_wait=0.05)
-    )
-
-
-async def call(tools: ToolSet, name: str, args: Any = None) -> ToolResult:
-    return await tools.aexecute("agent", "call-1", name, args or {})
+pytestmark = pytest.mark.usefixtures("quick_backoff")
 
 
 async def until(condition: Any) -> None:

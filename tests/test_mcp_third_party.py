@@ -31,7 +31,7 @@ from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
 
 from tests import servers
-from tests.conftest import assert_valid_schema
+from tests.conftest import assert_valid_schema, call
 from tests.providers.oracles import assert_round_trip, assert_typed_dict
 from tests.servers import free_port, wait_for_port
 from toolkit import Image, Resource, ResourceLink, Text, ToolResult, ToolSet, lint
@@ -50,10 +50,6 @@ needs_npx = pytest.mark.skipif(
 
 def run(main: Callable[[], Awaitable[None]]) -> None:
     servers.run(main, LIMIT)
-
-
-async def call(tools: ToolSet, name: str, args: Any = None) -> ToolResult:
-    return await tools.aexecute("agent", "call-1", name, args or {})
 
 
 def assert_every_api_accepts(tools: ToolSet) -> None:
