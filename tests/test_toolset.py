@@ -871,6 +871,25 @@ def test_a_raw_tools_envelope_is_kept_with_it_until_it_is_renamed() -> None:
     assert ToolSet([raw]).export("openai")[0]["function"]["name"] == "renamed_after"
 
 
+@pytest.mark.parametrize(
+    ("format", "sent"),
+    [("openai", "a_b"), ("anthropic", "a_b"), ("gemini", "a.b"), ("mcp", "a.b")],
+)
+def test_the_name_sent_for_a_tool_follows_its_renaming(format: str, sent: str) -> None:
+    """Each tool keeps the name each API is sent for it; a new name is sent anew."""
+    raw = Tool.new(
+        name="plain",
+        description="Raw.",
+        parameters={"type": "object", "properties": {}},
+        execute_fn=lambda agent, call, args: "ok",
+    )
+    assert raw.wire_name(format) == "plain"
+    raw.name = "a.b"
+    assert raw.wire_name(format) == sent
+    exported = json.dumps(ToolSet([raw]).export(format))
+    assert f'"{sent}"' in exported
+
+
 def test_a_copy_of_a_tool_changed_leaves_the_original_export_alone() -> None:
     import copy
 

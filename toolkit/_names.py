@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeGuard
 
 from ._exceptions import ToolDefinitionError
+from ._views import kept_view
 
 if TYPE_CHECKING:
     from ._tool import Tool
@@ -29,6 +30,7 @@ __all__ = [
     "called_names",
     "check_name",
     "clashes",
+    "sent_name",
     "valid_name",
     "wire_name",
     "wire_names",
@@ -160,6 +162,26 @@ def wire_name(name: str, rule: NameRule | None) -> str:
     return made
 
 
+def sent_name(item: Tool[Any, Any], format: str) -> str:
+    """`wire_name(item.name, RULES[format])`, kept with the tool until its name changes.
+
+    Every export asks it of every tool, and a name is made once and
+    exported on every request; checking a name character by character
+    costs more than the rest of an export of a tool.
+    """
+    if RULES[format] is None:
+        return item.name
+    return kept_view(item, _NAME_VIEWS[format], _SENDERS[format])
+
+
+def _sender(rule: NameRule) -> Callable[[Tool[Any, Any]], str]:
+    return lambda item: wire_name(item.name, rule)
+
+
+_NAME_VIEWS: Final = {format: f"name:{format}" for format in RULES}
+_SENDERS: Final = {format: _sender(rule) for format, rule in RULES.items() if rule}
+
+
 def wire_names(tools: Iterable[Tool[Any, Any]], format: str) -> list[str]:
     """The names an export for `format` sends for `tools`, in order.
 
@@ -173,7 +195,7 @@ def wire_names(tools: Iterable[Tool[Any, Any]], format: str) -> list[str]:
     """
     found = list(tools)
     rule = RULES[format]
-    names = [wire_name(item.name, rule) for item in found]
+    names = [sent_name(item, format) for item in found]
     if rule is None or names == [item.name for item in found]:
         return names  # no tool is sent under a name not its own: nothing can clash
     own = {item.name: item for item in found}

@@ -146,18 +146,42 @@ class Registry:
         self._state = next(_STATES)
 
 
-def _unique(tools: Iterable[Tool[Any, Any]]) -> Tools:
-    """The tools by name, in order, checked in order as `ToolSet.add` checks each.
+def _unique(tools: Iterable[object], marks: Marks) -> Tools:
+    """The tools by name, in order, checked and marked in order as `ToolSet.add` does each (`_usable`, `ToolSet._marked`).
+
+    One loop, with no call per tool that needs none: a set is made for
+    each request in some agents, and each of its tools passes here.
 
     Raises:
+        NotAToolError: An item is not a `Tool`.
+        ToolDefinitionError: A method tool read from its class.
         DuplicateToolError: Two different tools share a name.
     """
+    marking = marks != _UNMARKED
     found: Tools = {}
     for item in tools:
+        if not isinstance(item, Tool) or item._runner.is_method:
+            item = _usable(item)  # raises what add raises
+        if marking:
+            item = _marked(item, marks)
         existing = found.setdefault(item.name, item)
         if existing is not item:
             raise duplicate(item, existing)
     return found
+
+
+Marks = tuple[bool | None, str | None]
+"""A set's marks for its tools: `defer_loading` (None: each tool's own) and namespace."""
+
+_UNMARKED: Final[Marks] = (None, None)
+
+
+def _marked(item: Tool[Any, Any], marks: Marks) -> Tool[Any, Any]:
+    """`item` with a set's marks (`defer_loading`, `namespace`), a copy when they change it."""
+    defer_loading, namespace = marks
+    if defer_loading is None and namespace is None:
+        return item
+    return item.marked(defer_loading=defer_loading, namespace=namespace)
 
 
 def _usable(item: object) -> Tool[Any, Any]:
@@ -254,9 +278,7 @@ class ToolSet:
         self._catalog = Catalog()
         self._marks = (defer_loading or None, check_namespace(namespace, "a ToolSet"))
         if type(self).add is ToolSet.add:  # add's checks, in order, at once
-            self._holder: Registry | Composed = Registry(
-                _unique(self._marked(_usable(item)) for item in tools)
-            )
+            self._holder: Registry | Composed = Registry(_unique(tools, self._marks))
         else:  # a subclass's add sees every tool
             self._holder = Registry({})
             for item in tools:
@@ -275,17 +297,10 @@ class ToolSet:
             NotAToolError: `item` is not a `Tool` (a `ToolDefinitionError`
                 and a `TypeError`).
         """
-        item = self._marked(_usable(item))
+        item = _marked(_usable(item), self._marks)
         with self._lock:
             self._own_registry().add(item, replace=replace)
         return item
-
-    def _marked(self, item: Tool[Any, Any]) -> Tool[Any, Any]:
-        """`item` with this set's marks (`defer_loading`, `namespace`), a copy when they change it."""
-        defer_loading, namespace = self._marks
-        if defer_loading is None and namespace is None:
-            return item
-        return item.marked(defer_loading=defer_loading, namespace=namespace)
 
     @overload
     def tool(self, func: Callable[P, R], /) -> Tool[P, R]: ...
