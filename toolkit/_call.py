@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
@@ -215,7 +215,7 @@ class ToolRunner:
 
     # ------------------------------------------------------------ one call
 
-    async def aexecute(
+    def aexecute(
         self,
         agent_id: str,
         call_id: str,
@@ -226,8 +226,8 @@ class ToolRunner:
         policy: SetPolicy | None = None,
         *,
         blocking: bool = False,
-    ) -> ToolResult:
-        """One call: bind, (the policies,) call, finish; a span of it when tracing.
+    ) -> Coroutine[Any, Any, ToolResult]:
+        """One call, to await: bind, (the policies,) call, finish; a span of it when tracing.
 
         From async code, big arguments are bound in a thread of the pool and
         a sync tool runs there too (unless `thread=False`), so that the
@@ -238,19 +238,31 @@ class ToolRunner:
         steps never suspend, and `run_blocking` runs them with no event
         loop. `policy` is what the set the call is made through adds
         (approvals, tracing).
+
+        A plain function that hands back the steps' coroutine: one
+        coroutine fewer per call than an `async def` that awaits them.
         """
-        span = None
-        content = policy.trace_content if policy is not None else False
+        steps = self._steps(
+            agent_id, call_id, args, deps, formatter, pool, policy, blocking
+        )
         if FOUND or SDK in sys.modules:  # an OpenTelemetry SDK may be tracing
-            span = start_call(self.tool, call_id, args, content)
+            return self._traced(steps, call_id, args, policy)
+        return steps
+
+    async def _traced(
+        self,
+        steps: Coroutine[Any, Any, ToolResult],
+        call_id: str,
+        args: Any,
+        policy: SetPolicy | None,
+    ) -> ToolResult:
+        """`steps` in a span of the call, when a tracer takes one."""
+        content = policy.trace_content if policy is not None else False
+        span = start_call(self.tool, call_id, args, content)
         if span is None:
-            return await self._steps(
-                agent_id, call_id, args, deps, formatter, pool, policy, blocking
-            )
+            return await steps
         with current(span):
-            result = await self._steps(
-                agent_id, call_id, args, deps, formatter, pool, policy, blocking
-            )
+            result = await steps
             finish(span, result, content, self.name)
             return result
 
