@@ -102,6 +102,7 @@ class DPoPAuth(httpx2.Auth):
             None: the one the key calls for (`RS256` for an RSA key).
 
     Raises:
+        TypeError: `inner` is not an `httpx2.Auth`.
         ValueError: The algorithm does not fit the key, or the key is of a
             kind DPoP cannot use.
     """
@@ -191,9 +192,12 @@ class DPoPAuth(httpx2.Auth):
             return "token"
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
         token = token.strip()
-        if scheme.lower() not in ("bearer", "dpop") or not token:
-            return None
-        if token in self._bearer:
+        if (
+            scheme.lower() not in ("bearer", "dpop")
+            or not token
+            or token in self._bearer
+        ):
+            request.headers.pop("DPoP", None)  # a proof left from an earlier try
             return None
         request.headers["Authorization"] = f"DPoP {token}"
         request.headers["DPoP"] = self.proof(

@@ -92,6 +92,7 @@ class WorkloadIdentityAuth(httpx2.Auth):
 
     Raises:
         ValueError: The issuer is not an http(s) URL.
+        TypeError: The assertion is neither a str nor a function.
     """
 
     def __init__(
