@@ -18,10 +18,18 @@ client did:
   client keeps (the SDK's client leaves out one whose `x-mcp-header` is
   invalid); `http-custom-headers`: make the calls the scenario names, whose
   parameters marked `x-mcp-header` go as `Mcp-Param-*` headers.
+- `sep-2640-client-no-prefetch`: list the tools and the skills (the skills
+  extension), and read none of the skills' files.
 - `auth/...`: the server wants OAuth. `connect(url, auth=...)` takes the MCP
   SDK's `OAuthClientProvider`; its redirect handler follows the test
   authorization server's redirect and reads the code from it, as a browser
   would, then the connection lists the tools and calls the first one.
+  Machine-to-machine scenarios use other auths: the SDK's client-credentials
+  providers; its `IdentityAssertionOAuthProvider` for enterprise-managed
+  authorization (an ID-JAG from the test IdP, then the JWT-bearer grant);
+  `mcp.WorkloadIdentityAuth` for `auth/wif-jwt-bearer` (the workload's
+  identity token from the scenario's context); and `auth/dpop`,
+  `auth/dpop-nonce` wrap the OAuth provider in `mcp.DPoPAuth`.
 
 Anything that goes wrong exits non-zero, so that the suite sees it.
 """
@@ -158,6 +166,29 @@ async def authorized(url: str) -> None:
         if tools.names:
             result = await tools.aexecute("conformance", "1", tools.names[0], {})
             print(f"{tools.names[0]}: {result.text}", file=sys.stderr)
+
+
+async def skills_unread(url: str) -> None:
+    """List the tools and the skills (the skills extension), and read none of the skills' files.
+
+    toolkit's client lists tools only and reads no resource, so a skill's
+    files are fetched only when a host loads the skill. `skills/list` goes
+    as a plain request of the 2026-07-28 protocol, which needs no session.
+    """
+    import httpx2
+
+    async with mcp.connect(url) as tools:
+        print(f"tools: {tools.names}", file=sys.stderr)
+    request = {"jsonrpc": "2.0", "id": 1, "method": "skills/list", "params": {}}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "skills/list",
+    }
+    async with httpx2.AsyncClient(timeout=30) as http:
+        reply = await http.post(url, json=request, headers=headers)
+    for skill in reply.raise_for_status().json()["result"]["skills"]:
+        print(f"skill {skill['uri']}: {skill['frontmatter']['name']}", file=sys.stderr)
 
 
 def _expect_ok(result: Any) -> None:
@@ -308,12 +339,9 @@ async def _cross_app(url: str) -> Any:
     from mcp.client.auth.extensions.identity_assertion import (
         IdentityAssertionOAuthProvider,
     )
-    from mcp.client.auth.utils import build_protected_resource_metadata_discovery_urls
 
     context = _context()
-    metadata_url = build_protected_resource_metadata_discovery_urls(None, url)[0]
-    async with httpx2.AsyncClient(timeout=30) as http:
-        metadata = (await http.get(metadata_url)).raise_for_status().json()
+    issuer = await _authorization_server(url)
 
     async def assertion(audience: str, resource: str) -> str:
         async with httpx2.AsyncClient(timeout=30) as http:
@@ -337,16 +365,48 @@ async def _cross_app(url: str) -> Any:
         storage=MemoryTokens(),
         client_id=context["client_id"],
         client_secret=context["client_secret"],
-        issuer=metadata["authorization_servers"][0],
+        issuer=issuer,
         assertion_provider=assertion,
         token_endpoint_auth_method="client_secret_basic",
     )
+
+
+async def _workload(url: str) -> Any:
+    """The JWT-bearer grant: the workload's identity token, traded for an access token."""
+    context = _context()
+    return mcp.WorkloadIdentityAuth(
+        url,
+        context["valid_jwt"],
+        client_id=context["client_id"],
+        issuer=await _authorization_server(url),
+    )
+
+
+def _dpop(url: str) -> Any:
+    """The authorization code flow, its tokens bound to a key by DPoP proofs."""
+    return mcp.DPoPAuth(_oauth(url))
+
+
+async def _authorization_server(url: str) -> str:
+    """The first authorization server that the MCP server's protected resource metadata names."""
+    import httpx2
+    from mcp.client.auth.utils import build_protected_resource_metadata_discovery_urls
+
+    metadata_url = build_protected_resource_metadata_discovery_urls(None, url)[0]
+    async with httpx2.AsyncClient(timeout=30) as http:
+        metadata = (await http.get(metadata_url)).raise_for_status().json()
+    issuer: str = metadata["authorization_servers"][0]
+    return issuer
 
 
 MACHINE_AUTH: dict[str, Any] = {
     "auth/client-credentials-basic": _client_secret,
     "auth/client-credentials-jwt": _client_jwt,
     "auth/cross-app-access-complete-flow": _cross_app,
+    "auth/enterprise-managed-authorization": _cross_app,
+    "auth/wif-jwt-bearer": _workload,
+    "auth/dpop": _dpop,
+    "auth/dpop-nonce": _dpop,
 }
 
 
@@ -362,6 +422,7 @@ SCENARIOS = {
     "http-standard-headers": every_tool,
     "http-custom-headers": header_calls,
     "http-invalid-tool-headers": every_tool,
+    "sep-2640-client-no-prefetch": skills_unread,
 }
 
 

@@ -203,6 +203,9 @@ DEPENDENCIES = frozenset(
     {
         "mcp",
         "mcp_types",
+        "httpx2",
+        "jwt",
+        "cryptography",
         "starlette",
         "uvicorn",
         "sse_starlette",

@@ -13,6 +13,10 @@ The wire form (`outputSchema` an object schema, a tool failure an
 `connect(target)` is the other side: an MCP server's tools as a live
 `ToolSet` (see `connect`).
 
+`DPoPAuth(inner)` and `WorkloadIdentityAuth(...)` are `auth=` for
+`connect`: DPoP-bound tokens (RFC 9449) around another auth, and the
+JWT-bearer grant (RFC 7523) for a workload's identity token.
+
 `serve(toolset)` runs an MCP server with the official `mcp` SDK (the
 `toolkit-llm[mcp]` extra, imported only then): over stdio, or over streamable
 HTTP with `serve(toolset, http="127.0.0.1:8000")`.
@@ -35,10 +39,14 @@ from ._wire import (  # lint: the provider table's rules, not a name to import
 if TYPE_CHECKING:
     from ._app import asgi_app
     from ._client import connect
+    from ._dpop import DPoPAuth
     from ._run import parse_address, serve
     from ._server import build_server
+    from ._workload import WorkloadIdentityAuth
 
 __all__ = [
+    "DPoPAuth",
+    "WorkloadIdentityAuth",
     "asgi_app",
     "build_server",
     "connect",
@@ -54,6 +62,8 @@ __all__ = [
 ]
 
 _LATER = {
+    "DPoPAuth": "_dpop",
+    "WorkloadIdentityAuth": "_workload",
     "asgi_app": "_app",
     "build_server": "_server",
     "connect": "_client",
