@@ -125,9 +125,10 @@ class Handlers:
         """The tools the client of `ctx` sees, in the form of its protocol generation."""
         import mcp.types as types
 
-        from ._modern import is_modern, listed
+        from ._modern import is_modern
+        from ._wire import tools
 
-        made = listed(self.loading.of(ctx), is_modern(ctx))
+        made = tools(self.loading.of(ctx), modern=is_modern(ctx))
         return types.ListToolsResult(
             tools=[types.Tool.model_validate(item) for item in made]
         )
@@ -253,15 +254,12 @@ def _call_tool_result(
     """
     import mcp.types as types
 
-    from ._modern import unwrapped
     from ._wire import result
 
     try:
         if not outcome.is_error and outcome.structured is not None:
             to_jsonable(outcome.structured)
-        made = result(outcome, tool)
-        if modern:
-            made = unwrapped(made, outcome, tool)
+        made = result(outcome, tool, modern=modern)
         return types.CallToolResult.model_validate(made)
     except BaseException as error:  # this call's failure, not the session's
         log_failure("The result of tool %r cannot be sent over MCP", name, error=error)
