@@ -114,10 +114,15 @@ def problems(item: Tool[Any, Any]) -> tuple[str, ...]:
     A `tools/list` result is checked as a whole by the clients, so one tool
     they refuse would hide every other: `tools()` leaves such a tool out.
     """
+    return _checked(item)[1]
+
+
+def _checked(item: Tool[Any, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The 2025-11-25 MCP `Tool` of `item`, and why clients would refuse it (`problems`)."""
     try:
         made = definition(item)
     except Exception as error:  # a schema changed after the tool was made
-        return (f"its MCP definition cannot be made ({error_text(error)})",)
+        return {}, (f"its MCP definition cannot be made ({error_text(error)})",)
     found = []
     for key in ("inputSchema", "outputSchema"):
         schema = made.get(key)
@@ -132,7 +137,7 @@ def problems(item: Tool[Any, Any]) -> tuple[str, ...]:
                 f"{key} refers to {ref}, which is not inside it; clients cannot resolve it"
                 for ref in dangling_refs(schema)
             )
-    return tuple(found)
+    return made, tuple(found)
 
 
 def tools(source: Source, *, modern: bool = False) -> list[dict[str, Any]]:
@@ -144,7 +149,7 @@ def tools(source: Source, *, modern: bool = False) -> list[dict[str, Any]]:
     """
     listed = []
     for item in offered(source):
-        found = problems(item)
+        made, found = _checked(item)
         try:
             check_name(item.name)
         except ToolDefinitionError as error:
@@ -152,7 +157,7 @@ def tools(source: Source, *, modern: bool = False) -> list[dict[str, Any]]:
         if found:
             _left_out(item, found)
         else:
-            listed.append(definition(item, modern=modern))
+            listed.append(definition(item, modern=True) if modern else made)
     return FrozenList(listed)
 
 
