@@ -28,7 +28,7 @@ import json
 import secrets
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Final
 
 import anyio
@@ -112,6 +112,7 @@ class Request:
     __slots__ = (
         "_receive",
         "_send",
+        "body",
         "calls",
         "cut",
         "disconnected",
@@ -124,9 +125,13 @@ class Request:
         "streams",
     )
 
-    def __init__(self, receive: Any, send: Any, log: EventLog | None) -> None:
+    def __init__(
+        self, receive: Any, send: Any, log: EventLog | None, body: bytes | None
+    ) -> None:
         self._receive = receive
         self._send = send
+        self.body = body
+        """A POST's whole body, read before the SDK saw the request: its first message."""
         self.log = log
         """Told of the request's answered streams as its response ends (a POST's)."""
         self.streams: list[Stream] = []
@@ -147,6 +152,10 @@ class Request:
         """Its client left before the answer and did not come back for it."""
 
     async def receive(self) -> Any:
+        if self.body is not None:
+            message = {"type": "http.request", "body": self.body, "more_body": False}
+            self.body = None
+            return message
         message = await self._receive()
         if message["type"] == "http.disconnect":
             self.disconnected = True
@@ -397,11 +406,10 @@ class Sessions:
             _negotiated(scope, session.version)
         method = scope.get("method")
         name: str | None = None  # the JSON-RPC id of the request, as the SDK names it
+        body = await _body(receive, self.max_body) if method == "POST" else None
         if method == "POST":
-            body = await _body(receive, self.max_body)
             if body is None:
                 return  # its client left (or was too slow) before the request arrived
-            receive = _replayed(body, receive)
             request_id, rpc_method = _request(body)
             if key is None and rpc_method == "initialize":
                 await self._make_room()
@@ -413,7 +421,7 @@ class Sessions:
                 session.ids.add(name)
         if method == "GET" and self.closing is not None:
             receive = _until(self.closing, receive)
-        request = Request(receive, send, self.events if method == "POST" else None)
+        request = Request(receive, send, None if body is None else self.events, body)
         try:
             await self._serve(key, session, request, scope)
         finally:
@@ -557,20 +565,6 @@ async def _body(receive: Any, limit: int) -> bytes | None:
         size += len(chunk)
         if not message.get("more_body", False) or size > limit:
             return b"".join(chunks)
-
-
-def _replayed(body: bytes, receive: Any) -> Callable[[], Awaitable[Any]]:
-    """`receive`, whose first message is the whole `body` (already read)."""
-    given = False
-
-    async def replaying() -> Any:
-        nonlocal given
-        if given:
-            return await receive()
-        given = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replaying
 
 
 def _request(body: bytes) -> tuple[Any, str | None]:
