@@ -487,6 +487,26 @@ def test_over_stdio_the_client_of_each_generation_sees_loaded_tools(mode: str) -
     _assert_told(mode, changes)
 
 
+def test_two_clients_in_process_of_one_server_each_load_for_themselves() -> None:
+    from mcp import Client
+
+    from toolkit.providers.mcp import build_server
+
+    server = build_server(catalog())
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with (
+                Client(server, mode="legacy") as one,
+                Client(server, mode="legacy") as other,
+            ):
+                await _mcp_round(one, [None])
+                listed = [item.name for item in (await other.list_tools()).tools]
+                assert listed == ["get_time", "echo", "search_tools"]
+
+    anyio.run(main)
+
+
 def test_a_set_without_deferred_tools_answers_no_listen() -> None:
     from mcp import Client
     from mcp.shared.exceptions import MCPError

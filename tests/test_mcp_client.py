@@ -57,10 +57,11 @@ pytestmark = pytest.mark.usefixtures("quick_backoff")
 
 def test_each_remote_tool_is_a_tool_with_the_servers_definition() -> None:
     from tests import mcp_client_tools
-    from toolkit.providers.mcp._modern import listed
 
     # The client speaks 2026-07-28: the definitions as a 2026-07-28 server lists them.
-    served = {item["name"]: item for item in listed(mcp_client_tools.tools, True)}
+    served = {
+        item["name"]: item for item in mcp.tools(mcp_client_tools.tools, modern=True)
+    }
 
     async def main() -> None:
         async with mcp.connect(SERVE) as tools:

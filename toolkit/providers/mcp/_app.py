@@ -202,12 +202,9 @@ class McpApp:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self.starlette(scope, receive, send)
 
-    def lifespan(self, app: Any = None) -> contextlib.AbstractAsyncContextManager[None]:
-        """Start and stop the MCP sessions: pass it as a parent app's `lifespan`."""
-        return self._lifespan()
-
     @contextlib.asynccontextmanager
-    async def _lifespan(self) -> AsyncIterator[None]:
+    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
+        """Start and stop the MCP sessions: pass it as a parent app's `lifespan`."""
         async with self.manager.run():
             self.sessions.open()
             yield

@@ -46,13 +46,13 @@ if TYPE_CHECKING:
 __all__ = ["McpHost", "on_set_level"]
 
 _LEVEL_KEY: Final = "toolkit.log_level"
-"""Where a connection's `logging/setLevel` level is kept, in its state (`_connection_state`)."""
+"""Where a connection's `logging/setLevel` level is kept, in its state (`connection_state`)."""
 
 _STATE_VERSION: Final = 1
 
 
-def _connection_state(ctx: Any) -> dict[str, Any] | None:
-    """What the server keeps for the connection of a request, if anything.
+def connection_state(ctx: Any) -> dict[str, Any] | None:
+    """What the server keeps for the connection of a request (its log level, its loaded tools), if anything.
 
     Over HTTP a connection is a session, and the app keeps its state
     (`_sessions.Session`); a request without a session (stateless) is a
@@ -74,7 +74,7 @@ async def on_set_level(ctx: Any, params: Any) -> Any:
     """The `logging/setLevel` handler: keep the level for the connection's later log records."""
     import mcp.types as types
 
-    state = _connection_state(ctx)
+    state = connection_state(ctx)
     if state is not None:
         state[_LEVEL_KEY] = params.level
     return types.EmptyResult()
@@ -151,7 +151,7 @@ class McpHost:
                 self._ctx.protocol_version, self._ctx.meta
             )
             return level in allowed
-        state = _connection_state(self._ctx)
+        state = connection_state(self._ctx)
         least = state.get(_LEVEL_KEY) if state is not None else None
         return least not in LEVELS or LEVELS.index(level) >= LEVELS.index(least)
 

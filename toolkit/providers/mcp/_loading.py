@@ -2,9 +2,9 @@
 
 A served set with deferred tools lists its eager tools and `search_tools`
 (`toolkit._catalog`); what a client's searches load is listed for that
-client only. Over stdio or in process one connection is served, and one
-view of the set does; over HTTP each session keeps a view of its own in
-its state. When a search loads tools, the client is told its list
+client only: each connection keeps a view of its own in its state
+(`_host.connection_state`: a session's over HTTP, else the state of the
+`Server.run` that serves the connection). When a search loads tools, the client is told its list
 changed: a 2025-11-25 client by `notifications/tools/list_changed` on
 its session, a 2026-07-28 client on the `subscriptions/listen` streams it
 opened (that generation sends change notifications nowhere else). An
@@ -38,7 +38,6 @@ class Loading:
 
         self.toolset = toolset
         self.deferred = any(item.defer_loading for item in toolset)
-        self.connection: ToolSet | None = None
         self.bus = InMemorySubscriptionBus()
         """Where a 2026-07-28 client that is kept is told of what it loaded."""
         self.listen = ListenHandler(self.bus)
@@ -47,18 +46,14 @@ class Loading:
         """The set that answers a request: the served one, or its client's view of it."""
         if not self.deferred:
             return self.toolset
-        if not kept(ctx):
-            return self.toolset.filtered(_every)
-        from ._sessions import current_session
+        from ._host import connection_state
 
-        session = current_session.get()
-        if session is None:
-            if self.connection is None:
-                self.connection = self.toolset.filtered(_every)
-            return self.connection
-        view = session.state.get("tools")
+        state = connection_state(ctx) if kept(ctx) else None
+        if state is None:
+            return self.toolset.filtered(_every)
+        view = state.get("tools")
         if view is None:
-            view = session.state["tools"] = self.toolset.filtered(_every)
+            view = state["tools"] = self.toolset.filtered(_every)
         return view
 
     async def loaded(

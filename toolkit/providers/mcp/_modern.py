@@ -4,7 +4,7 @@
   JSON Schema and `structuredContent` any JSON value, so these clients get
   a tool's output schema and value as they are, where 2025-11-25 clients
   get them wrapped as `{"result": ...}` (their `outputSchema` must be an
-  object schema).
+  object schema): `_wire` makes both forms (`modern=True`).
 - Caching hints: `tools/list` carries `ttlMs` and `cacheScope`, how long a
   client may keep the list and whether a shared cache may hold it. A
   `ToolSet` that changes while served should be served with a short `ttl`.
@@ -19,24 +19,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Literal
-
-from toolkit._results import ToolResult
-from toolkit._schema import inline_root
-from toolkit.providers._transform import is_wrapped
-
-if TYPE_CHECKING:
-    from toolkit._tool import Tool
-    from toolkit._toolset import ToolSet
+from typing import Any, Final, Literal
 
 __all__ = [
     "DEFAULT_CACHE_SCOPE",
     "DEFAULT_CACHE_TTL",
     "cache_hints",
     "is_modern",
-    "listed",
     "protect_state",
-    "unwrapped",
 ]
 
 DEFAULT_CACHE_TTL: Final = 60.0
@@ -96,44 +86,3 @@ def protect_state(server: Any, name: str, key: str | bytes | None) -> None:
             raise ValueError(msg)
         security = RequestStateSecurity(keys=[raw])
     server.middleware.append(RequestStateBoundary(security, default_audience=name))
-
-
-def listed(toolset: ToolSet, modern: bool) -> list[dict[str, Any]]:
-    """The `tools` of a `tools/list` result, in the set's order, for a client of either generation."""
-    from ._wire import tools
-
-    found = tools(toolset)
-    if not modern:
-        return found
-    return [_unwrapped_definition(toolset.get(item["name"]), item) for item in found]
-
-
-def _unwrapped_definition(
-    item: Tool[Any, Any] | None, made: dict[str, Any]
-) -> dict[str, Any]:
-    if item is None or not is_wrapped(item.output_schema):
-        return made
-    assert item.output_schema is not None  # is_wrapped says so
-    output = dict(inline_root(item.output_schema))
-    wrapped = made["outputSchema"]
-    if "description" in wrapped and "description" not in output:
-        output["description"] = wrapped["description"]
-    return {**made, "outputSchema": output}
-
-
-def unwrapped(
-    made: dict[str, Any], outcome: ToolResult, tool: Tool[Any, Any] | None
-) -> dict[str, Any]:
-    """A `CallToolResult` dict made for 2025-11-25 clients, as 2026-07-28 clients get it.
-
-    `structuredContent` that was wrapped as `{"result": ...}` only because
-    2025-11-25 wants an object is sent as the value itself.
-    """
-    content = made.get("structuredContent")
-    if not isinstance(content, dict) or set(content) != {"result"}:
-        return made
-    if tool is not None and tool.output_schema is not None:
-        wrapped = is_wrapped(tool.output_schema)
-    else:
-        wrapped = not isinstance(outcome.structured, dict)
-    return {**made, "structuredContent": content["result"]} if wrapped else made

@@ -99,7 +99,8 @@ def serve(
         ImportError: The `mcp` package is not installed.
         ValueError: `http` is not a valid address, an option is out of
             range, or a non-loopback address would be served without auth.
-        OSError: The address cannot be served (a port in use).
+        OSError: The address cannot be served (a port in use): one line; or
+            the workers could not load the tools.
     """
     from ._server import build_server, require_mcp, serve_stdio
 
@@ -149,7 +150,17 @@ def serve(
         log_level=log_level,
     )
     configure_logging(log_level)
-    run(tools, listen)
+    app = asgi_app(tools, **listen.options)
+    line = startup_line(listen, app.tool_count, app.authenticated)
+    shared = listen.workers > 1 and sys.platform.startswith("linux")
+    sock = bind(listen.host, listen.port, shared=shared)
+    try:
+        if listen.workers > 1:
+            _supervise(listen, sock, line)
+        else:
+            _serve_here(Running(app), sock, listen, line)
+    finally:
+        sock.close()
 
 
 def _check_workers(workers: int, options: dict[str, Any]) -> None:
@@ -303,27 +314,6 @@ def _listening(family: int, address: Any) -> socket.socket:
 
 
 # ---------------------------------------------------------------- running it
-
-
-def run(toolset: ToolSet, listen: Listen) -> None:
-    """Serve until SIGTERM or Ctrl-C, in this process or in `listen.workers` processes.
-
-    Raises:
-        OSError: The address cannot be bound (a port in use): one line; or
-            the workers could not load the tools.
-        ValueError: An option is out of range.
-    """
-    app = asgi_app(toolset, **listen.options)
-    line = startup_line(listen, app.tool_count, app.authenticated)
-    shared = listen.workers > 1 and sys.platform.startswith("linux")
-    sock = bind(listen.host, listen.port, shared=shared)
-    try:
-        if listen.workers > 1:
-            _supervise(listen, sock, line)
-        else:
-            _serve_here(Running(app), sock, listen, line)
-    finally:
-        sock.close()
 
 
 def _config(app: Any, listen: Listen) -> Any:

@@ -12,7 +12,8 @@ import functools
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolkit._json import to_jsonable
 from toolkit._log import log_failure
@@ -125,9 +126,10 @@ class Handlers:
         """The tools the client of `ctx` sees, in the form of its protocol generation."""
         import mcp.types as types
 
-        from ._modern import is_modern, listed
+        from ._modern import is_modern
+        from ._wire import tools
 
-        made = listed(self.loading.of(ctx), is_modern(ctx))
+        made = tools(self.loading.of(ctx), modern=is_modern(ctx))
         return types.ListToolsResult(
             tools=[types.Tool.model_validate(item) for item in made]
         )
@@ -253,15 +255,12 @@ def _call_tool_result(
     """
     import mcp.types as types
 
-    from ._modern import unwrapped
     from ._wire import result
 
     try:
         if not outcome.is_error and outcome.structured is not None:
             to_jsonable(outcome.structured)
-        made = result(outcome, tool)
-        if modern:
-            made = unwrapped(made, outcome, tool)
+        made = result(outcome, tool, modern=modern)
         return types.CallToolResult.model_validate(made)
     except BaseException as error:  # this call's failure, not the session's
         log_failure("The result of tool %r cannot be sent over MCP", name, error=error)
@@ -279,6 +278,7 @@ async def serve_stdio(server: Any) -> None:
     import signal
 
     import anyio
+    from mcp.server.stdio import stdio_server
 
     async with anyio.create_task_group() as group:
 
@@ -289,16 +289,7 @@ async def serve_stdio(server: Any) -> None:
                     return
 
         group.start_soon(stop_on_signal)
-        await _serve_stdio(server)
-        group.cancel_scope.cancel()
-
-
-async def _serve_stdio(server: Any) -> None:
-    from mcp.server.stdio import stdio_server
-
-    lines = _StdinLines.open()
-    try:
-        async with stdio_server(stdin=lines) as (read, write):
+        async with _stdin_lines() as lines, stdio_server(stdin=lines) as (read, write):
             try:
                 await server.run(read, write, server.create_initialization_options())
             finally:
@@ -306,56 +297,41 @@ async def _serve_stdio(server: Any) -> None:
                 # Python still buffers goes there too, not to the protocol.
                 with contextlib.suppress(Exception):
                     sys.stdout.flush()
-    finally:
-        if lines is not None:
-            lines.close()
+        group.cancel_scope.cancel()
 
 
-class _StdinLines:
-    """Lines of stdin read without a worker thread, so that SIGTERM can end the wait.
+@contextlib.asynccontextmanager
+async def _stdin_lines() -> AsyncIterator[Any]:
+    """Lines of stdin read by asyncio's pipe reader, so that SIGTERM can end the wait.
 
     The SDK's default reader blocks a thread in `readline`, which no
     cancellation interrupts: the server would outlive SIGTERM until stdin
-    closed. Used where the event loop can watch the descriptor (a pipe, a
-    socket or a terminal on POSIX); elsewhere the SDK's reader is kept.
+    closed. asyncio reads a pipe, a socket or a terminal on POSIX; for
+    anything else (a file, or Windows) this gives None, and the SDK's reader
+    is kept.
     """
+    import asyncio
 
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-        self._buffer = b""
-        os.set_blocking(fd, False)
-
-    @classmethod
-    def open(cls) -> Any:
-        try:
-            fd = sys.stdin.fileno()
-            mode = os.fstat(fd).st_mode
-        except (AttributeError, OSError, ValueError):
-            return None
-        watchable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
-        return cls(fd) if watchable and sys.platform != "win32" else None
-
-    def close(self) -> None:
+    try:
+        fd = sys.stdin.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):  # no stdin, or not a real one
+        fd, mode = -1, 0
+    watched = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (fd >= 0 and os.isatty(fd))
+    if not watched or sys.platform == "win32":
+        yield None
+        return
+    reader = asyncio.StreamReader(limit=_MAX_LINE)
+    transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(fd), "rb", 0)
+    )
+    try:
+        yield (line.decode("utf-8", "replace") async for line in reader)
+    finally:
+        transport.close()
         with contextlib.suppress(OSError):
-            os.set_blocking(self._fd, True)
+            os.set_blocking(fd, True)  # for what runs after, on the same stdin
 
-    def __aiter__(self) -> _StdinLines:
-        return self
 
-    async def __anext__(self) -> str:
-        import anyio
-
-        while b"\n" not in self._buffer:
-            await anyio.wait_readable(self._fd)
-            try:
-                chunk = os.read(self._fd, 65536)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                if not self._buffer:
-                    raise StopAsyncIteration
-                line, self._buffer = self._buffer, b""
-                return line.decode("utf-8", "replace")
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line.decode("utf-8", "replace") + "\n"
+_MAX_LINE: Final = 2**30
+"""Bytes of one line of stdin at most: a message with large content parts is one line."""

@@ -24,12 +24,11 @@ them too.
 from __future__ import annotations
 
 import contextvars
-import functools
 import json
 import secrets
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Final
 
 import anyio
@@ -108,19 +107,75 @@ class Session:
 
 
 class Request:
-    """One POST to the MCP endpoint, as the handlers of the calls it carries see it."""
+    """One HTTP request to the MCP endpoint: what passes between its client and the SDK, and the calls it carries."""
 
-    __slots__ = ("calls", "cut", "left", "streams")
+    __slots__ = (
+        "_receive",
+        "_send",
+        "body",
+        "calls",
+        "cut",
+        "disconnected",
+        "ended",
+        "left",
+        "log",
+        "opened",
+        "opening",
+        "status",
+        "streams",
+    )
 
-    def __init__(self) -> None:
+    def __init__(
+        self, receive: Any, send: Any, log: EventLog | None, body: bytes | None
+    ) -> None:
+        self._receive = receive
+        self._send = send
+        self.body = body
+        """A POST's whole body, read before the SDK saw the request: its first message."""
+        self.log = log
+        """Told of the request's answered streams as its response ends (a POST's)."""
         self.streams: list[Stream] = []
         """The streams the request opened (a call's answer goes on its stream)."""
         self.calls: set[anyio.CancelScope] = set()
         """The calls it carries, running; the app cancels them when the client leaves."""
+        self.status = 0
+        self.opened: str | None = None
+        """The session id that the answer names (the answer to `initialize`)."""
+        self.opening: Callable[[str], None] | None = None
+        """Told that id before the answer goes out, so that the client's next request finds it."""
+        self.ended = False
+        """The response ended as the SDK ended it."""
         self.cut = False
         """The server ended its event stream before the answer (SSE polling)."""
+        self.disconnected = False
         self.left = False
         """Its client left before the answer and did not come back for it."""
+
+    async def receive(self) -> Any:
+        if self.body is not None:
+            message = {"type": "http.request", "body": self.body, "more_body": False}
+            self.body = None
+            return message
+        message = await self._receive()
+        if message["type"] == "http.disconnect":
+            self.disconnected = True
+        return message
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            if self.status < 400:
+                self.opened = Headers(raw=message["headers"]).get(MCP_SESSION_ID_HEADER)
+            if self.opened is not None and self.opening is not None:
+                self.opening(self.opened)
+        elif message["type"] == "http.response.body" and not message.get(
+            "more_body", False
+        ):
+            self.ended = True
+            if self.log is not None:
+                # Before the end goes out: a client that sees it sees its answers forgotten.
+                self.log.delivered(self)
+        await self._send(message)
 
 
 current_session: contextvars.ContextVar[Session | None] = contextvars.ContextVar(
@@ -350,13 +405,11 @@ class Sessions:
         if session is not None:
             _negotiated(scope, session.version)
         method = scope.get("method")
-        request = Request() if method == "POST" else None
         name: str | None = None  # the JSON-RPC id of the request, as the SDK names it
-        if request is not None:
-            body = await _body(receive, self.max_body)
+        body = await _body(receive, self.max_body) if method == "POST" else None
+        if method == "POST":
             if body is None:
                 return  # its client left (or was too slow) before the request arrived
-            receive = _replayed(body, receive)
             request_id, rpc_method = _request(body)
             if key is None and rpc_method == "initialize":
                 await self._make_room()
@@ -368,60 +421,49 @@ class Sessions:
                 session.ids.add(name)
         if method == "GET" and self.closing is not None:
             receive = _until(self.closing, receive)
-        exchange = _Exchange(receive, send)
-        if request is not None and self.events is not None:
-            exchange.delivering = functools.partial(self.events.delivered, request)
+        request = Request(receive, send, None if body is None else self.events, body)
         try:
-            await self._serve(key, session, request, scope, exchange)
+            await self._serve(key, session, request, scope)
         finally:
             if session is not None and name is not None:
                 session.ids.discard(name)
 
     async def _serve(
-        self,
-        key: str | None,
-        session: Session | None,
-        request: Request | None,
-        scope: Any,
-        exchange: _Exchange,
+        self, key: str | None, session: Session | None, request: Request, scope: Any
     ) -> None:
         """Let the SDK answer; then know or forget the session, and see the POST to its end."""
         if key is None:
             if session is not None:
-                exchange.opening = lambda opened: self._open(opened, session, scope)
+                request.opening = lambda opened: self._open(opened, session, scope)
             self.opening += 1
             try:
-                await self._within(session, request, scope, exchange)
+                await self._within(session, request, scope)
             finally:
                 self.opening -= 1
-            if exchange.opened is None and session is not None and self.events:
+            if request.opened is None and session is not None and self.events:
                 self.events.drop(session)  # it opened no session: forget what it stored
         else:
-            await self._within(session, request, scope, exchange)
-            if exchange.status == 404 or (
-                scope.get("method") == "DELETE" and exchange.status == 200
+            await self._within(session, request, scope)
+            if request.status == 404 or (
+                scope.get("method") == "DELETE" and request.status == 200
             ):
                 self._end(key)
         if (
             scope.get("method") == "GET"
-            and exchange.status
-            and not exchange.ended
+            and request.status
+            and not request.ended
             and self._closed()
         ):
             # The stream ended because the server closes: end the response,
             # so that the client sees its end, not a broken one.
-            await exchange.send(
+            await request.send(
                 {"type": "http.response.body", "body": b"", "more_body": False}
             )
-        if request is not None:
-            await self._finished(request, exchange)
+        if scope.get("method") == "POST":
+            await self._finished(request)
 
     async def _within(
-        self,
-        session: Session | None,
-        request: Request | None,
-        scope: Any,
-        exchange: _Exchange,
+        self, session: Session | None, request: Request, scope: Any
     ) -> None:
         """Let the SDK answer, with the request's session and record in their context variables."""
         if session is not None:
@@ -429,7 +471,7 @@ class Sessions:
             session.requests += 1
         tokens = current_session.set(session), current_request.set(request)
         try:
-            await self.inner(scope, exchange.receive, exchange.send)
+            await self.inner(scope, request.receive, request.send)
         finally:
             current_request.reset(tokens[1])
             current_session.reset(tokens[0])
@@ -437,11 +479,11 @@ class Sessions:
                 session.in_flight -= 1
                 session.last_seen = time.monotonic()
 
-    async def _finished(self, request: Request, exchange: _Exchange) -> None:
+    async def _finished(self, request: Request) -> None:
         """After a POST: forget the answers it delivered, or stop the calls its client left."""
-        if exchange.ended:
-            return  # its answers were forgotten as the response ended (`delivering`)
-        if not exchange.left:
+        if request.ended:
+            return  # its answers were forgotten as the response ended
+        if not request.disconnected:
             if self.events is not None:
                 self.events.delivered(request)
             return
@@ -510,55 +552,6 @@ class Sessions:
                 self._end(key)
 
 
-class _Exchange:
-    """What passes between a client and the SDK in one request, as far as `Sessions` needs it."""
-
-    __slots__ = (
-        "_receive",
-        "_send",
-        "delivering",
-        "ended",
-        "left",
-        "opened",
-        "opening",
-        "status",
-    )
-
-    def __init__(self, receive: Any, send: Any) -> None:
-        self._receive = receive
-        self._send = send
-        self.status = 0
-        self.opened: str | None = None
-        """The session id that the answer names (the answer to `initialize`)."""
-        self.opening: Callable[[str], None] | None = None
-        """Told that id before the answer goes out, so that the client's next request finds it."""
-        self.delivering: Callable[[], None] | None = None
-        """Told before the response ends, so that a client seeing its end sees its answers forgotten."""
-        self.ended = False
-        self.left = False
-
-    async def receive(self) -> Any:
-        message = await self._receive()
-        if message["type"] == "http.disconnect":
-            self.left = True
-        return message
-
-    async def send(self, message: Any) -> None:
-        if message["type"] == "http.response.start":
-            self.status = message["status"]
-            if self.status < 400:
-                self.opened = Headers(raw=message["headers"]).get(MCP_SESSION_ID_HEADER)
-            if self.opened is not None and self.opening is not None:
-                self.opening(self.opened)
-        elif message["type"] == "http.response.body" and not message.get(
-            "more_body", False
-        ):
-            self.ended = True
-            if self.delivering is not None:
-                self.delivering()
-        await self._send(message)
-
-
 async def _body(receive: Any, limit: int) -> bytes | None:
     """A request's body, up to `limit` bytes and one more; None when its client left first."""
     chunks: list[bytes] = []
@@ -572,20 +565,6 @@ async def _body(receive: Any, limit: int) -> bytes | None:
         size += len(chunk)
         if not message.get("more_body", False) or size > limit:
             return b"".join(chunks)
-
-
-def _replayed(body: bytes, receive: Any) -> Callable[[], Awaitable[Any]]:
-    """`receive`, whose first message is the whole `body` (already read)."""
-    given = False
-
-    async def replaying() -> Any:
-        nonlocal given
-        if given:
-            return await receive()
-        given = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replaying
 
 
 def _request(body: bytes) -> tuple[Any, str | None]:

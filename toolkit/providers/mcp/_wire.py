@@ -6,8 +6,10 @@ the server.
 
 `outputSchema` is an object schema: a tool whose return type is not an
 object gets `{"type": "object", "properties": {"result": ...}}` and its
-`structuredContent` is wrapped the same way. A tool failure is a result with
-`isError: true`, never a protocol error.
+`structuredContent` is wrapped the same way. Clients of protocol 2026-07-28
+(`modern=True`) take any JSON Schema and any JSON value, so they get both as
+they are. A tool failure is a result with `isError: true`, never a protocol
+error.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._invalid import jsonschema_validator
 from toolkit._names import check_name, valid_name
 from toolkit._results import ToolCall, ToolResult, error_text
-from toolkit._schema import dangling_refs
+from toolkit._schema import dangling_refs, inline_root
 from toolkit._tool import Tool
 from toolkit._views import model_description
 
@@ -71,16 +73,21 @@ def dump(value: Any) -> Any:
     return value
 
 
-def definition(item: Tool[Any, Any]) -> dict[str, Any]:
+def definition(item: Tool[Any, Any], *, modern: bool = False) -> dict[str, Any]:
     """The MCP `Tool` of one toolkit tool, camelCase as on the wire.
 
     The docstring's Returns text is the `outputSchema`'s `description` when
     there is an output schema, else the last paragraph of `description`.
+    With `modern` (protocol 2026-07-28), the `outputSchema` is the tool's
+    own, not wrapped as `{"result": ...}` when it is not an object schema.
     """
     out: dict[str, Any] = {"name": item.name}
     if item.title:
         out["title"] = item.title
-    output = wrap_output(item.output_schema)
+    schema = item.output_schema
+    output = (
+        inline_root(schema) if modern and schema is not None else wrap_output(schema)
+    )
     description = item.description if output is not None else model_description(item)
     if description:
         out["description"] = description
@@ -107,10 +114,15 @@ def problems(item: Tool[Any, Any]) -> tuple[str, ...]:
     A `tools/list` result is checked as a whole by the clients, so one tool
     they refuse would hide every other: `tools()` leaves such a tool out.
     """
+    return _checked(item)[1]
+
+
+def _checked(item: Tool[Any, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The 2025-11-25 MCP `Tool` of `item`, and why clients would refuse it (`problems`)."""
     try:
         made = definition(item)
     except Exception as error:  # a schema changed after the tool was made
-        return (f"its MCP definition cannot be made ({error_text(error)})",)
+        return {}, (f"its MCP definition cannot be made ({error_text(error)})",)
     found = []
     for key in ("inputSchema", "outputSchema"):
         schema = made.get(key)
@@ -125,20 +137,19 @@ def problems(item: Tool[Any, Any]) -> tuple[str, ...]:
                 f"{key} refers to {ref}, which is not inside it; clients cannot resolve it"
                 for ref in dangling_refs(schema)
             )
-    return tuple(found)
+    return made, tuple(found)
 
 
-def tools(
-    source: Source,
-) -> list[dict[str, Any]]:
-    """The `tools` of a `tools/list` result.
+def tools(source: Source, *, modern: bool = False) -> list[dict[str, Any]]:
+    """The `tools` of a `tools/list` result; with `modern`, in the form of protocol 2026-07-28.
 
     A tool that MCP clients would refuse (see `problems`) is left out, with a
-    warning on the `toolkit` logger, so that the others stay usable.
+    warning on the `toolkit` logger, so that the others stay usable: the
+    same tools for clients of either generation.
     """
     listed = []
     for item in offered(source):
-        found = problems(item)
+        made, found = _checked(item)
         try:
             check_name(item.name)
         except ToolDefinitionError as error:
@@ -146,7 +157,7 @@ def tools(
         if found:
             _left_out(item, found)
         else:
-            listed.append(definition(item))
+            listed.append(definition(item, modern=True) if modern else made)
     return FrozenList(listed)
 
 
@@ -179,7 +190,9 @@ def parse_calls(params: Any) -> list[ToolCall]:
     ]
 
 
-def result(outcome: ToolResult, tool: Tool[Any, Any] | None = None) -> dict[str, Any]:
+def result(
+    outcome: ToolResult, tool: Tool[Any, Any] | None = None, *, modern: bool = False
+) -> dict[str, Any]:
     """One `CallToolResult`: the content blocks, `isError`, and `structuredContent`.
 
     Text is a `text` block; content parts become `image`, `audio`, `resource`
@@ -195,11 +208,12 @@ def result(outcome: ToolResult, tool: Tool[Any, Any] | None = None) -> dict[str,
     refuse. A tool without an output schema sends a structured value as it
     is when it is an object, wrapped otherwise. Without the `tool`, whose
     schema alone says the form, no `structuredContent` is sent: the JSON
-    text is in `content`.
+    text is in `content`. With `modern` (protocol 2026-07-28, whose
+    `structuredContent` may be any JSON value), the value is never wrapped.
     """
     (outcome,) = exportable([outcome], "mcp")
     if tool is not None and tool.output_schema is not None and not outcome.is_error:
-        return _structured_result(outcome, tool)
+        return _structured_result(outcome, tool, modern)
     out: dict[str, Any] = {
         "content": [_block(part) for part in parts_of(outcome)],
         "isError": outcome.is_error,
@@ -207,7 +221,7 @@ def result(outcome: ToolResult, tool: Tool[Any, Any] | None = None) -> dict[str,
     if tool is not None and not outcome.is_error and outcome.structured is not None:
         value = outcome.structured
         out["structuredContent"] = (
-            value if isinstance(value, dict) else {"result": value}
+            value if modern or isinstance(value, dict) else {"result": value}
         )
     return out
 
@@ -260,7 +274,9 @@ def _contents(
     return contents
 
 
-def _structured_result(outcome: ToolResult, tool: Tool[Any, Any]) -> dict[str, Any]:
+def _structured_result(
+    outcome: ToolResult, tool: Tool[Any, Any], modern: bool
+) -> dict[str, Any]:
     output = _OutputForms.of(tool)
     value = outcome.structured
     content = {"result": value} if output.wrapped else value
@@ -276,7 +292,7 @@ def _structured_result(outcome: ToolResult, tool: Tool[Any, Any]) -> dict[str, A
     return {
         "content": [_block(part) for part in parts_of(outcome)],
         "isError": False,
-        "structuredContent": content,
+        "structuredContent": value if modern else content,
     }
 
 
