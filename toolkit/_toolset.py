@@ -147,7 +147,7 @@ class Registry:
 
 
 def _unique(tools: Iterable[object], marks: Marks) -> Tools:
-    """The tools by name, in order, checked and marked in order as `ToolSet.add` does each (`_usable`, `ToolSet._marked`).
+    """The tools by name, in order, checked and marked in order as `ToolSet.add` does each (`_usable`, `_marked`).
 
     One loop, with no call per tool that needs none: a set is made for
     each request in some agents, and each of its tools passes here.

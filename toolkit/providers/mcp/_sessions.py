@@ -148,6 +148,7 @@ class Request:
         self.cut = False
         """The server ended its event stream before the answer (SSE polling)."""
         self.disconnected = False
+        """The client's connection closed while the SDK was answering."""
         self.left = False
         """Its client left before the answer and did not come back for it."""
 

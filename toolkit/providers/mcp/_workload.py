@@ -210,10 +210,9 @@ class WorkloadIdentityAuth(httpx2.Auth):
             metadata = response.json()
         except ValueError:
             return False
-        issuer = metadata.get("issuer") if isinstance(metadata, dict) else None
-        endpoint = (
-            metadata.get("token_endpoint") if isinstance(metadata, dict) else None
-        )
+        if not isinstance(metadata, dict):
+            return False
+        issuer, endpoint = metadata.get("issuer"), metadata.get("token_endpoint")
         if not isinstance(issuer, str) or not isinstance(endpoint, str):
             return False
         if not issuers_match(issuer, self.issuer):
