@@ -136,6 +136,46 @@ def test_tools_list_carries_caching_hints_for_2026_clients() -> None:
     assert (listed.ttl_ms, listed.cache_scope) == (0, "private")
 
 
+@pytest.mark.parametrize("mode", list(VERSIONS))
+def test_prompts_and_resources_are_answered_empty_and_not_found(mode: str) -> None:
+    async def main() -> tuple[Any, list[Any], list[MCPError]]:
+        async with connect(mode, build_server(tools, cache_ttl=5)) as client:
+            capabilities = client.server_capabilities
+            lists = [
+                await client.list_prompts(),
+                await client.list_resources(),
+                await client.list_resource_templates(),
+            ]
+            refused = []
+            for ask in (
+                lambda: client.get_prompt("greet", {"name": "Ann"}),
+                lambda: client.read_resource("file:///etc/hosts"),
+            ):
+                with pytest.raises(MCPError) as raised:
+                    await ask()
+                refused.append(raised.value)
+            return capabilities, lists, refused
+
+    capabilities, lists, refused = run(main())
+    # Told at initialize; a 2026-07-28 client of a fixed version asks nothing.
+    if mode == "legacy":
+        assert capabilities.prompts is not None
+        assert capabilities.resources is not None
+    prompts, resources, templates = lists
+    assert (prompts.prompts, resources.resources, templates.resource_templates) == (
+        [],
+        [],
+        [],
+    )
+    if mode == "2026-07-28":  # the hints are 2026-07-28 fields
+        hints = [(item.ttl_ms, item.cache_scope) for item in lists]
+        assert hints == [(5_000, "public")] * 3
+    prompt, resource = (error.error for error in refused)
+    assert (prompt.code, prompt.message) == (-32602, "Unknown prompt: greet")
+    assert resource.code == -32602
+    assert resource.data == {"uri": "file:///etc/hosts"}
+
+
 @pytest.mark.parametrize(
     ("option", "value"),
     [("cache_ttl", -1), ("cache_scope", "shared"), ("state_key", "short")],

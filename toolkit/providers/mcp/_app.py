@@ -114,7 +114,7 @@ def asgi_app(
             can resume (2025-11-25 and later); needs `resumable`.
         path: Where the MCP endpoint is.
         **modern: What 2026-07-28 clients get (`build_server`'s options):
-            `cache_ttl` and `cache_scope`, the caching hints of `tools/list`;
+            `cache_ttl` and `cache_scope`, the caching hints of the lists;
             `state_key`, the key (32 bytes or more) that seals the
             `requestState` of input-required results, the same for every
             worker or replica that may take a call's next round;

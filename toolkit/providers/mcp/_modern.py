@@ -8,6 +8,8 @@
 - Caching hints: `tools/list` carries `ttlMs` and `cacheScope`, how long a
   client may keep the list and whether a shared cache may hold it. A
   `ToolSet` that changes while served should be served with a short `ttl`.
+  The (empty) lists of prompts, resources and resource templates carry
+  the same hints.
 - The `requestState` of an input-required result is sealed (encrypted and
   authenticated) under a key, and every state a client sends back is
   checked before the tool sees it: a state changed, expired or minted for
@@ -38,6 +40,14 @@ DEFAULT_CACHE_SCOPE: Final = "public"
 MIN_STATE_KEY: Final = 32
 """Bytes a `requestState` key has at least."""
 
+LISTS: Final = (
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+)
+"""The list methods the server answers, each with the caching hints."""
+
 
 def is_modern(ctx: Any) -> bool:
     """Whether the request comes from a client of protocol 2026-07-28 or later."""
@@ -47,7 +57,7 @@ def is_modern(ctx: Any) -> bool:
 
 
 def cache_hints(ttl: float, scope: Literal["public", "private"]) -> dict[str, Any]:
-    """The SDK's `cache_hints` for `tools/list`: kept for `ttl` seconds, in caches of `scope`.
+    """The SDK's `cache_hints` for the list methods: kept for `ttl` seconds, in caches of `scope`.
 
     Raises:
         ValueError: `ttl` is negative or `scope` is neither "public" nor "private".
@@ -60,7 +70,8 @@ def cache_hints(ttl: float, scope: Literal["public", "private"]) -> dict[str, An
     if scope not in ("public", "private"):
         msg = f'cache_scope must be "public" or "private", not {scope!r}'
         raise ValueError(msg)
-    return {"tools/list": CacheHint(ttl_ms=round(ttl * 1000), scope=scope)}
+    hint = CacheHint(ttl_ms=round(ttl * 1000), scope=scope)
+    return dict.fromkeys(LISTS, hint)
 
 
 def protect_state(server: Any, name: str, key: str | bytes | None) -> None:

@@ -64,7 +64,7 @@ def build_server(
     `sse_poll`, a call's event stream is ended every `sse_poll` seconds while
     its tool runs, where the transport lets it (a client that can resume).
     `cache_ttl` (seconds) and `cache_scope` are the caching hints of
-    `tools/list` for 2026-07-28 clients; `state_key` (32 bytes or more,
+    the lists (`tools/list` and the empty others) for 2026-07-28 clients; `state_key` (32 bytes or more,
     shared by every worker) seals the `requestState` of input-required
     results (default: a key of this process only). See `_modern`.
     `task_store` (a `TaskStore`; default, in memory) keeps the tasks of the
@@ -72,6 +72,13 @@ def build_server(
 
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
+
+    The server serves tools only, and answers the other list methods as the
+    SDK's own `MCPServer` does when it has none: `prompts/list`,
+    `resources/list` and `resources/templates/list` with empty lists (and
+    their caching hints), `prompts/get` and `resources/read` with "not
+    found" (-32602, the URI in the error's `data`). Clients that list
+    everything on connecting get no errors.
 
     When `toolset` has deferred tools, each client loads for itself
     (`_loading.Loading`): `tools/list` gives the eager tools and
@@ -99,6 +106,11 @@ def build_server(
         cache_hints=cache_hints(cache_ttl, cache_scope),
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
+        on_list_prompts=_no_prompts,
+        on_get_prompt=_unknown_prompt,
+        on_list_resources=_no_resources,
+        on_list_resource_templates=_no_resource_templates,
+        on_read_resource=_unknown_resource,
     )
     protect_state(server, name, state_key)
     handlers.tasks.register(server)
@@ -207,6 +219,39 @@ class Handlers:
         """What the transport checks a call's `Mcp-Param-*` headers against."""
         tool = self.loading.toolset.get(tool_name)
         return tool.parameters if tool is not None else None
+
+
+async def _no_prompts(ctx: Any, params: Any) -> Any:
+    import mcp.types as types
+
+    return types.ListPromptsResult(prompts=[])
+
+
+async def _no_resources(ctx: Any, params: Any) -> Any:
+    import mcp.types as types
+
+    return types.ListResourcesResult(resources=[])
+
+
+async def _no_resource_templates(ctx: Any, params: Any) -> Any:
+    import mcp.types as types
+
+    return types.ListResourceTemplatesResult(resource_templates=[])
+
+
+async def _unknown_prompt(ctx: Any, params: Any) -> Any:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    raise MCPError(INVALID_PARAMS, f"Unknown prompt: {params.name}")
+
+
+async def _unknown_resource(ctx: Any, params: Any) -> Any:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    uri = str(params.uri)
+    raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", data={"uri": uri})
 
 
 def _finish(
