@@ -12,7 +12,7 @@ JSON output) asks this table.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any, Final
 
 from ._frozen import freeze
@@ -21,6 +21,7 @@ from ._types import JsonSchema
 __all__ = [
     "NOT_SCALAR",
     "Scalar",
+    "among",
     "dumped",
     "is_scalar",
     "scalar",
@@ -127,17 +128,18 @@ def is_scalar(tp: Any) -> bool:
     Matched by identity, so that `bool` is never taken for `int`, and
     without importing a stdlib module that `tp` does not come from.
     """
-    if _among(tp, _BASIC):
+    if among(tp, _BASIC):
         return True
-    return getattr(tp, "__module__", None) in _STDLIB_MODULES and _among(
+    return getattr(tp, "__module__", None) in _STDLIB_MODULES and among(
         tp, stdlib_scalars()
     )
 
 
-def _among(tp: Any, table: frozenset[type]) -> bool:
+def among(tp: Any, table: Container[Any]) -> bool:
+    """`tp in table`, False for an unhashable annotation (`Annotated[int, {...}]`)."""
     try:
         return tp in table
-    except TypeError:  # an unhashable annotation
+    except TypeError:
         return False
 
 
