@@ -51,6 +51,7 @@ __all__ = [
     "call_in_thread",
     "caller_cancelled",
     "default_pool",
+    "finish_wait",
     "in_thread",
     "is_awaitable",
     "is_large",
@@ -386,7 +387,7 @@ async def in_thread(
 
     def notify() -> None:
         try:  # noqa: SIM105  # no context manager on every call's path
-            loop.call_soon_threadsafe(_wake, future)
+            loop.call_soon_threadsafe(finish_wait, future)
         except RuntimeError:  # the loop has closed: nobody waits
             pass
 
@@ -412,8 +413,9 @@ def _outcome(pool: ThreadPool, job: _Job, *, done: bool) -> Any:
     return job.outcome()
 
 
-def _wake(future: Any) -> None:
-    if not future.done():  # cancelled meanwhile
+def finish_wait(future: Any) -> None:
+    """Give `future` its result (None), unless it is done (cancelled meanwhile); on its loop."""
+    if not future.done():
         future.set_result(None)
 
 
