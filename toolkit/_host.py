@@ -216,9 +216,12 @@ def current_scope() -> HostScope | None:
 
 def host_method(scope: HostScope | None, name: str) -> Callable[..., Any] | None:
     """The host's method `name`, or None when there is no host or it lacks the method."""
-    if scope is None:
-        return None
-    method = getattr(scope.host, name, None)
+    return None if scope is None else method_of(scope.host, name)
+
+
+def method_of(host: object, name: str) -> Callable[..., Any] | None:
+    """`host`'s method `name`, or None when it lacks the method (or `host` is None)."""
+    method = getattr(host, name, None)
     return method if callable(method) else None
 
 
