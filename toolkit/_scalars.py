@@ -22,6 +22,7 @@ __all__ = [
     "NOT_SCALAR",
     "Scalar",
     "among",
+    "b64",
     "dumped",
     "is_scalar",
     "scalar",
@@ -90,10 +91,11 @@ def _to_bytes(value: str) -> bytes:
         raise ValueError(msg) from None
 
 
-def _from_bytes(value: bytes | bytearray) -> str:
+def b64(data: bytes | bytearray) -> str:
+    """`data` as base64 text."""
     import base64
 
-    return base64.b64encode(value).decode("ascii")
+    return base64.b64encode(data).decode("ascii")
 
 
 _TABLE: Final[dict[type, Scalar]] = {
@@ -207,7 +209,7 @@ NOT_SCALAR: Final = object()
 def dumped(value: Any) -> Any:
     """The JSON value of bytes or of a string-encoded type's value (a subclass's too), else `NOT_SCALAR`."""
     if isinstance(value, (bytes, bytearray)):
-        return _from_bytes(value)
+        return b64(value)
     for py, entry in _stdlib_table().items():
         if isinstance(value, py):
             return entry.dump(value)  # type: ignore[misc]  # every stdlib entry has one
