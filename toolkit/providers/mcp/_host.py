@@ -30,13 +30,13 @@ an answer is never taken for a different question.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from typing import TYPE_CHECKING, Any, Final
 
 from toolkit._exceptions import ToolError
 from toolkit._host import LEVELS, Elicited, InputRequired
 from toolkit._json import to_jsonable
+from toolkit._policies import digest_of
 
 from ._wire import dump
 
@@ -320,11 +320,7 @@ class McpHost:
         """The key a question is asked and answered under: the tool's `name` for it, else one made from it."""
         named = name is not None
         if name is None:
-            body = dump(request)
-            digest = hashlib.sha256(
-                json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-            ).hexdigest()[:16]
-            name = f"{kind}-{digest}"
+            name = f"{kind}-{digest_of(dump(request))[:16]}"
         seen = self._asked.get(name, 0)
         self._asked[name] = seen + 1
         # A question the tool named is asked under its name; asked again, under NAME-1, ...
