@@ -370,11 +370,11 @@ def check_sampling(max_tokens: object, temperature: object, system: object) -> N
         raise ValueError(msg)
 
 
-def cannot(context: Context[Any], what: str) -> ToolError:
-    """The error of a tool that asked a host for what it cannot do."""
-    return ToolError(
-        f'Tool "{context.tool_name}" needs to {what}, but this host cannot do that.'
-    )
+def cannot(
+    context: Context[Any], what: str, why: str = "this host cannot do that"
+) -> ToolError:
+    """The error of a tool that asked a host for what it cannot do (`why` says what stands in the way)."""
+    return ToolError(f'Tool "{context.tool_name}" needs to {what}, but {why}.')
 
 
 def host_failed(what: str, error: BaseException) -> ToolError:
