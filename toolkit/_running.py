@@ -37,6 +37,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Final, TypeGuard, TypeVar
 
 from ._exceptions import ToolDefinitionError
+from ._json import is_number
 from ._log import log_warning
 
 __all__ = [
@@ -341,7 +342,7 @@ if hasattr(os, "register_at_fork"):  # POSIX
 
 def is_seconds(value: object) -> TypeGuard[float]:
     """Whether `value` can be a timeout: a positive int or float, not a bool."""
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and value > 0
+    return is_number(value) and value > 0
 
 
 def is_awaitable(value: Any) -> bool:
