@@ -24,7 +24,7 @@ from ._docstrings import parse_docstring
 from ._exceptions import ToolDefinitionError
 from ._nodes import MAX_DEPTH
 from ._param import Param, merge_metadata
-from ._scalars import is_scalar
+from ._scalars import among, is_scalar
 
 __all__ = [
     "MAX_DEPTH",
@@ -269,7 +269,7 @@ def _unwrap(annotation: Any) -> tuple[Any, Param | None]:
                 else (meta if inner is None else inner.merged(meta))
             )
             tp = tp.__origin__
-        elif origin in forms.qualifiers or _among(tp, forms.qualifiers):
+        elif origin in forms.qualifiers or among(tp, forms.qualifiers):
             tp = typing.get_args(tp)[0] if origin is not None else Any
         elif isinstance(tp, forms.new_types):
             tp = typing.cast(Any, tp).__supertype__
@@ -463,7 +463,7 @@ class Translator:
             return nodes.AnyType()
         if tp is None or is_scalar(tp):
             return nodes.ScalarType(py=_NONE_TYPE if tp is None else tp)
-        if _among(tp, _FORMS.literal_strings):
+        if among(tp, _FORMS.literal_strings):
             return nodes.ScalarType(py=str)
         origin = typing.get_origin(tp)
         if origin in _UNIONS:
@@ -472,15 +472,15 @@ class Translator:
             return _literal(typing.get_args(tp))
         if origin is tuple or tp is tuple or tp is typing.Tuple:  # noqa: UP006
             return self._tuple(tp)
-        if origin in _ARRAYS or _among(tp, _ARRAYS):
+        if origin in _ARRAYS or among(tp, _ARRAYS):
             return self._array(tp, _ARRAYS[origin or tp])
-        if origin in _MAPS or _among(tp, _MAPS):
+        if origin in _MAPS or among(tp, _MAPS):
             return self._map(typing.get_args(tp))
         if is_context_class(tp) or is_context_class(origin):
             return _fail(
                 "Context can only annotate a parameter of the tool itself, not a type inside another"
             )
-        if _among(tp, self._named):
+        if among(tp, self._named):
             return self._named[tp]
         if _is_enum(tp):
             return self._enum(tp)
@@ -675,14 +675,6 @@ def _literal(args: tuple[Any, ...]) -> nodes.TypeNode:
             raise ToolDefinitionError(msg)
         values.append(value)
     return nodes.LiteralType(values=tuple(values), members=args)
-
-
-def _among(tp: Any, table: typing.Container[Any]) -> bool:
-    """`tp in table`, False for an unhashable annotation (`Annotated[int, {...}]`)."""
-    try:
-        return tp in table
-    except TypeError:
-        return False
 
 
 def _is_json_scalar(value: Any) -> bool:

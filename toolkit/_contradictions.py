@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any, Final, TypeGuard
+from typing import Any, Final
 
 from ._finding import Finding
+from ._json import is_number
 from ._types import SUBSCHEMA_KEYWORDS
 
 __all__ = ["contradictions"]
@@ -103,13 +104,13 @@ def _undeclared_required(schema: dict[str, Any]) -> Iterator[tuple[str, str]]:
 def _crossed_bounds(schema: dict[str, Any]) -> Iterator[tuple[str, str]]:
     for low, high in _BOUNDS:
         lower, upper = schema.get(low), schema.get(high)
-        if _number(lower) and _number(upper) and lower > upper:
+        if is_number(lower) and is_number(upper) and lower > upper:
             yield (
                 "unsatisfiable-parameter",
                 f"accepts no value: its {low} {lower!r} is above its {high} {upper!r}",
             )
     lower, upper = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
-    if _number(lower) and _number(upper) and lower >= upper:
+    if is_number(lower) and is_number(upper) and lower >= upper:
         yield (
             "unsatisfiable-parameter",
             f"accepts no value: no number is above {lower!r} and below {upper!r}",
@@ -162,10 +163,6 @@ def _without(schema: dict[str, Any], keyword: str) -> dict[str, Any]:
 def _declared(schema: dict[str, Any]) -> str:
     declared = schema.get("type")
     return f" (type {declared!r})" if declared is not None else ""
-
-
-def _number(value: object) -> TypeGuard[float]:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 class _Fits:

@@ -180,6 +180,16 @@ def _build_object(
 ) -> Converter:
     """The converter of an object's JSON: each field converted, keyed by its Python name."""
     cls = node.cls
+    fields = _object_fields(plan, keys)
+    if node.kind == "typeddict":
+        return fields
+    return lambda value: cls(**fields(value))
+
+
+def _object_fields(
+    plan: list[tuple[str, Converter]], keys: dict[str, str]
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """An object's converter: the `plan`'s keys' values converted, then the `keys` renamed."""
 
     def fields(value: dict[str, Any]) -> dict[str, Any]:
         if not plan and not keys:
@@ -192,9 +202,7 @@ def _build_object(
             converted = {keys.get(key, key): item for key, item in converted.items()}
         return converted
 
-    if node.kind == "typeddict":
-        return fields
-    return lambda value: cls(**fields(value))
+    return fields
 
 
 def renamed(node: nodes.ObjectType, to_json: bool) -> dict[str, str]:
@@ -275,17 +283,8 @@ class _Renamers:
         ]
         if not keys and not inner:
             return None
-
-        def rename(value: Any) -> Any:
-            if not isinstance(value, dict):
-                return value
-            value = dict(value)
-            for name, own in inner:
-                if name in value:
-                    value[name] = own(value[name])
-            return {keys.get(name, name): item for name, item in value.items()}
-
-        return rename
+        fields = _object_fields(inner, keys)
+        return lambda value: fields(value) if isinstance(value, dict) else value
 
 
 def _each(items: Callable[[list[Any]], Any]) -> Converter:

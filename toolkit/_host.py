@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
 
 from ._exceptions import ToolError
+from ._json import is_number
 from ._log import log_failure, logger
 from ._record import Record
 from ._running import is_awaitable
@@ -216,9 +217,12 @@ def current_scope() -> HostScope | None:
 
 def host_method(scope: HostScope | None, name: str) -> Callable[..., Any] | None:
     """The host's method `name`, or None when there is no host or it lacks the method."""
-    if scope is None:
-        return None
-    method = getattr(scope.host, name, None)
+    return None if scope is None else method_of(scope.host, name)
+
+
+def method_of(host: object, name: str) -> Callable[..., Any] | None:
+    """`host`'s method `name`, or None when it lacks the method (or `host` is None)."""
+    method = getattr(host, name, None)
     return method if callable(method) else None
 
 
@@ -239,9 +243,7 @@ def check_progress(progress: object, total: object, message: object) -> None:
         TypeError: `progress` or `total` is not a number, or `message` not text.
     """
     for name, value in (("progress", progress), ("total", total)):
-        if (value is not None or name == "progress") and (
-            isinstance(value, bool) or not isinstance(value, (int, float))
-        ):
+        if (value is not None or name == "progress") and not is_number(value):
             msg = (
                 f"report_progress: {name} must be a number, got {type(value).__name__}"
             )
@@ -357,9 +359,7 @@ def check_sampling(max_tokens: object, temperature: object, system: object) -> N
     ):
         msg = f"sample: max_tokens must be a positive integer, got {max_tokens!r}"
         raise ValueError(msg)
-    if temperature is not None and (
-        isinstance(temperature, bool) or not isinstance(temperature, (int, float))
-    ):
+    if temperature is not None and not is_number(temperature):
         msg = f"sample: temperature must be a number or None, got {temperature!r}"
         raise ValueError(msg)
     if system is not None and not isinstance(system, str):
@@ -367,11 +367,11 @@ def check_sampling(max_tokens: object, temperature: object, system: object) -> N
         raise ValueError(msg)
 
 
-def cannot(context: Context[Any], what: str) -> ToolError:
-    """The error of a tool that asked a host for what it cannot do."""
-    return ToolError(
-        f'Tool "{context.tool_name}" needs to {what}, but this host cannot do that.'
-    )
+def cannot(
+    context: Context[Any], what: str, why: str = "this host cannot do that"
+) -> ToolError:
+    """The error of a tool that asked a host for what it cannot do (`why` says what stands in the way)."""
+    return ToolError(f'Tool "{context.tool_name}" needs to {what}, but {why}.')
 
 
 def host_failed(what: str, error: BaseException) -> ToolError:

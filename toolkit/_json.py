@@ -16,13 +16,14 @@ import enum
 import functools
 import math
 from collections.abc import Iterator, Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 __all__ = [
     "MAX_DEPTH",
     "Foreign",
     "TooDeep",
     "encode",
+    "is_number",
     "json_equal",
     "json_key",
     "ref_target",
@@ -43,6 +44,11 @@ class TooDeep(ValueError):
 
     def __init__(self) -> None:
         super().__init__(f"it is nested more than {MAX_DEPTH} levels deep")
+
+
+def is_number(value: object) -> TypeGuard[float]:
+    """Whether `value` is a number: an int or a float, never a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @functools.cache

@@ -40,6 +40,7 @@ from ._exceptions import ToolDefinitionError, ToolError
 from ._log import log_failure
 from ._record import Record
 from ._results import error_text
+from ._running import finish_wait, is_seconds
 from ._tracing import add_event
 
 if TYPE_CHECKING:
@@ -107,11 +108,7 @@ class Rate(Record):
         if type(calls) is not int or calls < 1:
             msg = f"Rate needs a positive whole number of calls, not {calls!r}"
             raise ToolDefinitionError(msg)
-        if (
-            isinstance(seconds, bool)
-            or not isinstance(seconds, (int, float))
-            or not seconds > 0
-        ):
+        if not is_seconds(seconds):
             msg = f"Rate needs a positive number of seconds, not {seconds!r}"
             raise ToolDefinitionError(msg)
         _set(self, "calls", calls)
@@ -349,7 +346,7 @@ class _Slots:
         waiter: asyncio.Future[None] = loop.create_future()
 
         def wake() -> None:
-            loop.call_soon_threadsafe(_settle, waiter)
+            loop.call_soon_threadsafe(finish_wait, waiter)
 
         if self._claimed(wake):
             return True
@@ -396,11 +393,6 @@ class _Slots:
                 self._waiters.popleft()()
                 return
             self.busy -= 1
-
-
-def _settle(waiter: Any) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 class _Window:

@@ -37,6 +37,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Final, TypeGuard, TypeVar
 
 from ._exceptions import ToolDefinitionError
+from ._json import is_number
 from ._log import log_warning
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "call_in_thread",
     "caller_cancelled",
     "default_pool",
+    "finish_wait",
     "in_thread",
     "is_awaitable",
     "is_large",
@@ -340,7 +342,7 @@ if hasattr(os, "register_at_fork"):  # POSIX
 
 def is_seconds(value: object) -> TypeGuard[float]:
     """Whether `value` can be a timeout: a positive int or float, not a bool."""
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and value > 0
+    return is_number(value) and value > 0
 
 
 def is_awaitable(value: Any) -> bool:
@@ -386,7 +388,7 @@ async def in_thread(
 
     def notify() -> None:
         try:  # noqa: SIM105  # no context manager on every call's path
-            loop.call_soon_threadsafe(_wake, future)
+            loop.call_soon_threadsafe(finish_wait, future)
         except RuntimeError:  # the loop has closed: nobody waits
             pass
 
@@ -412,8 +414,9 @@ def _outcome(pool: ThreadPool, job: _Job, *, done: bool) -> Any:
     return job.outcome()
 
 
-def _wake(future: Any) -> None:
-    if not future.done():  # cancelled meanwhile
+def finish_wait(future: Any) -> None:
+    """Give `future` its result (None), unless it is done (cancelled meanwhile); on its loop."""
+    if not future.done():
         future.set_result(None)
 
 

@@ -12,7 +12,7 @@ JSON output) asks this table.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any, Final
 
 from ._frozen import freeze
@@ -21,6 +21,8 @@ from ._types import JsonSchema
 __all__ = [
     "NOT_SCALAR",
     "Scalar",
+    "among",
+    "b64",
     "dumped",
     "is_scalar",
     "scalar",
@@ -89,10 +91,11 @@ def _to_bytes(value: str) -> bytes:
         raise ValueError(msg) from None
 
 
-def _from_bytes(value: bytes | bytearray) -> str:
+def b64(data: bytes | bytearray) -> str:
+    """`data` as base64 text."""
     import base64
 
-    return base64.b64encode(value).decode("ascii")
+    return base64.b64encode(data).decode("ascii")
 
 
 _TABLE: Final[dict[type, Scalar]] = {
@@ -127,17 +130,18 @@ def is_scalar(tp: Any) -> bool:
     Matched by identity, so that `bool` is never taken for `int`, and
     without importing a stdlib module that `tp` does not come from.
     """
-    if _among(tp, _BASIC):
+    if among(tp, _BASIC):
         return True
-    return getattr(tp, "__module__", None) in _STDLIB_MODULES and _among(
+    return getattr(tp, "__module__", None) in _STDLIB_MODULES and among(
         tp, stdlib_scalars()
     )
 
 
-def _among(tp: Any, table: frozenset[type]) -> bool:
+def among(tp: Any, table: Container[Any]) -> bool:
+    """`tp in table`, False for an unhashable annotation (`Annotated[int, {...}]`)."""
     try:
         return tp in table
-    except TypeError:  # an unhashable annotation
+    except TypeError:
         return False
 
 
@@ -205,7 +209,7 @@ NOT_SCALAR: Final = object()
 def dumped(value: Any) -> Any:
     """The JSON value of bytes or of a string-encoded type's value (a subclass's too), else `NOT_SCALAR`."""
     if isinstance(value, (bytes, bytearray)):
-        return _from_bytes(value)
+        return b64(value)
     for py, entry in _stdlib_table().items():
         if isinstance(value, py):
             return entry.dump(value)  # type: ignore[misc]  # every stdlib entry has one

@@ -21,6 +21,7 @@ from typing import (
     Literal,
     ParamSpec,
     Protocol,
+    TypeGuard,
     TypeVar,
     cast,
     overload,
@@ -526,16 +527,14 @@ def _check_timeout(timeout: float | None, name: str) -> float | None:
 _NAMESPACE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 
 
-def valid_namespace(namespace: object) -> bool:
+def valid_namespace(namespace: object) -> TypeGuard[str]:
     """Whether `namespace` is a name every API takes for a group of tools."""
     return isinstance(namespace, str) and _NAMESPACE.fullmatch(namespace) is not None
 
 
 def check_namespace(namespace: object, where: str) -> str | None:
     """`namespace` (of `where`: "tool 'x'", "a ToolSet"), when it is None or a name every API takes for a group of tools."""
-    if namespace is None or (
-        isinstance(namespace, str) and _NAMESPACE.fullmatch(namespace)
-    ):
+    if namespace is None or valid_namespace(namespace):
         return namespace
     msg = f"namespace of {where} is {namespace!r}. Use letters, digits, '_' or '-' (at most 64 characters, not starting with a digit or '-'), or None"
     raise ToolDefinitionError(msg)

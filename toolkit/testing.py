@@ -42,6 +42,7 @@ from typing import Any, Literal
 from ._content import PART_TYPES, Part
 from ._context import Context
 from ._results import ToolCall, ToolResult
+from ._scalars import b64
 
 __all__ = ["Recorder", "Replayer", "toolkit_replay"]
 
@@ -239,7 +240,7 @@ def _part_json(part: Part) -> dict[str, Any]:
     for name in type(part).__match_args__:
         value = getattr(part, name)
         if isinstance(value, bytes):
-            value = {"base64": base64.b64encode(value).decode("ascii")}
+            value = {"base64": b64(value)}
         fields[name] = value
     return fields
 

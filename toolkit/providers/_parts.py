@@ -9,7 +9,6 @@ silently.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -27,6 +26,7 @@ from toolkit._content import (
     sniff,
 )
 from toolkit._results import ToolResult
+from toolkit._scalars import b64
 
 __all__ = [
     "LIMITS",
@@ -73,11 +73,6 @@ def parts_of(result: ToolResult) -> tuple[Part, ...]:
     if result.text and not any(isinstance(part, Text) for part in content):
         return (Text(result.text), *content)
     return content
-
-
-def b64(data: bytes) -> str:
-    """`data` as base64 text."""
-    return base64.b64encode(data).decode("ascii")
 
 
 def data_url(mime_type: str, data: bytes) -> str:

@@ -20,12 +20,11 @@ flight), else a `Context` with empty `call_id` and `tool_name`.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable
 from typing import Any
 
 from toolkit._context import Context
 from toolkit._exceptions import ToolError
-from toolkit._host import PYTHON_LEVELS, awaited
+from toolkit._host import PYTHON_LEVELS, awaited, method_of
 from toolkit._log import log_failure, logger
 from toolkit._results import error_text, safe_text
 
@@ -44,23 +43,16 @@ class HostBridge:
         self.label = label
         self._in_flight: dict[int, Context[Any]] = {}
 
-    def method(self, name: str) -> Callable[..., Any] | None:
-        """The host's method `name`, or None."""
-        if self.host is None:
-            return None
-        found = getattr(self.host, name, None)
-        return found if callable(found) else None
-
     def callbacks(self) -> dict[str, Any]:
         """The `Client` arguments: a callback for each thing the host can do."""
         found: dict[str, Any] = {"logging_callback": self._log}
-        if self.method("log") is not None:
+        if method_of(self.host, "log") is not None:
             found["log_level"] = "debug"  # modern servers send records only when asked
-        if self.method("sample") is not None:
+        if method_of(self.host, "sample") is not None:
             found["sampling_callback"] = self._sample
-        if self.method("elicit") is not None:
+        if method_of(self.host, "elicit") is not None:
             found["elicitation_callback"] = self._elicit
-        if self.method("roots") is not None:
+        if method_of(self.host, "roots") is not None:
             found["list_roots_callback"] = self._roots
         return found
 
@@ -72,7 +64,7 @@ class HostBridge:
 
     def progress_callback(self, context: Context[Any]) -> Any:
         """The `tools/call` progress callback for one call, or None without a host `progress`."""
-        method = self.method("progress")
+        method = method_of(self.host, "progress")
         if method is None:
             return None
 
@@ -98,7 +90,7 @@ class HostBridge:
         message, extra = _record(params.data)
         if params.logger:
             extra.setdefault("logger", params.logger)
-        method = self.method("log")
+        method = method_of(self.host, "log")
         if method is None:
             logger().log(
                 PYTHON_LEVELS.get(level, PYTHON_LEVELS["info"]),
@@ -115,7 +107,7 @@ class HostBridge:
     async def _sample(self, context: Any, params: Any) -> Any:
         import mcp.types as types
 
-        method = self.method("sample")
+        method = method_of(self.host, "sample")
         assert method is not None  # declared only with it
         messages = [
             {"role": str(message.role), "content": _text_of(message.content)}
@@ -143,7 +135,7 @@ class HostBridge:
     async def _elicit(self, context: Any, params: Any) -> Any:
         import mcp.types as types
 
-        method = self.method("elicit")
+        method = method_of(self.host, "elicit")
         assert method is not None  # declared only with it
         schema = getattr(params, "requested_schema", None)
         if (
@@ -168,7 +160,7 @@ class HostBridge:
     async def _roots(self, context: Any) -> Any:
         import mcp.types as types
 
-        method = self.method("roots")
+        method = method_of(self.host, "roots")
         assert method is not None  # declared only with it
         try:
             found = await awaited(method(self._context()))

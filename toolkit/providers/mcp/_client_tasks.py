@@ -27,6 +27,8 @@ import time
 from collections.abc import Sequence
 from typing import Any, Final, Literal
 
+from toolkit._json import is_number
+
 from ._tasks import EXTENSION, TERMINAL
 from ._wire import dump
 
@@ -124,7 +126,7 @@ async def follow(handle: Any, claim: Any) -> Any:
 def _interval(task: dict[str, Any]) -> float:
     """Seconds until the next look: the server's `pollIntervalMs`, else a default."""
     given = task.get("pollIntervalMs")
-    if isinstance(given, (int, float)) and not isinstance(given, bool) and given >= 0:
+    if is_number(given) and given >= 0:
         return float(given) / 1000
     return DEFAULT_POLL
 

@@ -145,7 +145,7 @@ class DPoPAuth(httpx2.Auth):
             "iat": int(time.time()),
         }
         if token is not None:
-            claims["ath"] = access_token_hash(token)
+            claims["ath"] = _sha256(token)
         if nonce is not None:
             claims["nonce"] = nonce
         headers = {"typ": "dpop+jwt", "jwk": self.jwk}
@@ -244,9 +244,9 @@ class DPoPAuth(httpx2.Auth):
         )
 
 
-def access_token_hash(token: str) -> str:
-    """The `ath` claim: the base64url SHA-256 of the access token's ASCII bytes."""
-    digest = hashlib.sha256(token.encode("ascii")).digest()
+def _sha256(text: str) -> str:
+    """The unpadded base64url SHA-256 of ASCII text: a token's `ath` claim, a JWK's thumbprint."""
+    digest = hashlib.sha256(text.encode("ascii")).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
@@ -321,6 +321,4 @@ def _public_jwk(key: PrivateKey, algorithm: str) -> dict[str, str]:
 
 def _thumbprint(jwk: dict[str, str]) -> str:
     """The RFC 7638 SHA-256 thumbprint of a public JWK, base64url."""
-    canonical = json.dumps(jwk, sort_keys=True, separators=(",", ":"))
-    digest = hashlib.sha256(canonical.encode("utf-8")).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+    return _sha256(json.dumps(jwk, sort_keys=True, separators=(",", ":")))

@@ -30,13 +30,13 @@ an answer is never taken for a different question.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from typing import TYPE_CHECKING, Any, Final
 
 from toolkit._exceptions import ToolError
-from toolkit._host import LEVELS, Elicited, InputRequired
+from toolkit._host import LEVELS, Elicited, InputRequired, cannot
 from toolkit._json import to_jsonable
+from toolkit._policies import digest_of
 
 from ._wire import dump
 
@@ -284,13 +284,12 @@ class McpHost:
         if not self._modern and (
             session.client_capabilities is None or not session.can_send_request
         ):
-            msg = (
-                f'Tool "{context.tool_name}" needs to {what}, but this connection '
-                "cannot carry a request from the server to the client (the server "
-                "keeps no session, or answers with JSON bodies). Clients of MCP "
-                "protocol 2026-07-28 can answer it."
+            why = (
+                "this connection cannot carry a request from the server to the client "
+                "(the server keeps no session, or answers with JSON bodies). Clients "
+                "of MCP protocol 2026-07-28 can answer it"
             )
-            raise ToolError(msg)
+            raise cannot(context, what, why)
         if not session.check_client_capability(capability):
             if self._modern:  # the call fails with the protocol's own error
                 self.missing = capability
@@ -320,11 +319,7 @@ class McpHost:
         """The key a question is asked and answered under: the tool's `name` for it, else one made from it."""
         named = name is not None
         if name is None:
-            body = dump(request)
-            digest = hashlib.sha256(
-                json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-            ).hexdigest()[:16]
-            name = f"{kind}-{digest}"
+            name = f"{kind}-{digest_of(dump(request))[:16]}"
         seen = self._asked.get(name, 0)
         self._asked[name] = seen + 1
         # A question the tool named is asked under its name; asked again, under NAME-1, ...
@@ -402,10 +397,8 @@ def _question(key: str) -> tuple[Any, Any, str, str]:
 
 
 def _refused(context: Context[Any], capability: str, what: str) -> ToolError:
-    return ToolError(
-        f'Tool "{context.tool_name}" needs to {what}, but the MCP client did not declare '
-        f"the {capability} capability."
-    )
+    why = f"the MCP client did not declare the {capability} capability"
+    return cannot(context, what, why)
 
 
 def _text_of(content: Any) -> str:
