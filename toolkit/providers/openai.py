@@ -35,7 +35,7 @@ from toolkit._names import RULES, wire_name, wire_names
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
-from toolkit._views import kept_view, named
+from toolkit._views import kept_views, named
 
 from ._common import Source, field, handler, items, not_strict, offered, pair
 from ._parts import (
@@ -101,7 +101,7 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
     wire_names(found, "openai")  # refuses two tools sent under one name
     kind = "openai-strict" if strict else "openai"
     build = partial(_envelope, strict=strict)
-    return FrozenList([kept_view(item, kind, build) for item in found])
+    return FrozenList(kept_views(found, kind, build))
 
 
 def _envelope(item: Tool[Any, Any], *, strict: bool) -> FrozenDict:
