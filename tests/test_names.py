@@ -256,6 +256,27 @@ def test_two_tools_with_one_wire_name_are_an_error_naming_both() -> None:
     assert results == [ToolResult("math_factorial")]  # a tool's own name comes first
 
 
+def test_a_tool_renamed_after_an_export_is_checked_under_its_new_name() -> None:
+    """The names kept with a tool for the check follow its renaming, as its envelope does."""
+    renamed = _echo("math_fact")
+    plain = _echo("math_factorial")
+    for format in ("openai", "anthropic", "gemini"):
+        ToolSet([renamed, plain]).export(format)  # kept: each is sent as it is
+    renamed.name = "math.factorial"
+    for format in ("openai", "anthropic"):
+        with pytest.raises(ToolDefinitionError, match="would both be called"):
+            ToolSet([renamed, plain]).export(format)
+    assert _sent("gemini", ToolSet([renamed, plain]).export("gemini")) == [
+        "math.factorial",
+        "math_factorial",
+    ]
+    renamed.name = "math_fact"
+    assert _sent("openai", ToolSet([renamed, plain]).export("openai")) == [
+        "math_fact",
+        "math_factorial",
+    ]
+
+
 def test_a_name_sent_for_one_tool_on_one_api_and_another_on_another_is_refused() -> (
     None
 ):

@@ -539,7 +539,10 @@ class Binder:
             Refused: The arguments cannot be used; its result tells the model why.
         """
         try:
-            bound = self._converted(self._valid_arguments(args))
+            parsed = self._read(args)
+            if not self._valid(parsed):
+                parsed = self._refused().repaired(parsed, self._valid)
+            bound = self._converted(parsed)
         except Refused:
             raise
         except RecursionError:
@@ -550,13 +553,6 @@ class Binder:
         if self.context is not None:
             bound[self.context] = Context(agent_id, call_id, self.name, deps)
         return bound
-
-    def _valid_arguments(self, args: Any) -> JsonObject:
-        """Read (see `_read`) and valid, repaired if need be."""
-        parsed = self._read(args)
-        if self._valid(parsed):
-            return parsed
-        return self._refused().repaired(parsed, self._valid)
 
     def _read(self, args: Any) -> JsonObject:
         """The arguments parsed, without the nulls that mean "not given".
@@ -569,10 +565,11 @@ class Binder:
         Raises:
             Refused: The arguments are not JSON, or not an object.
         """
-        parsed = args if type(args) is dict else parse_arguments(self.name, args)
-        if isinstance(parsed, ToolResult):
-            raise Refused(parsed)
-        return parsed if self._strip is None else self._strip(parsed)
+        if type(args) is not dict:
+            args = parse_arguments(self.name, args)
+            if isinstance(args, ToolResult):
+                raise Refused(args)
+        return args if self._strip is None else self._strip(args)
 
     def _converted(self, args: JsonObject) -> dict[str, Any]:
         """The annotated types and the defaults the function lacks; never the caller's dict changed."""

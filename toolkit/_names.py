@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeGuard
 
 from ._exceptions import ToolDefinitionError
-from ._views import kept_view
+from ._views import kept_views
 
 if TYPE_CHECKING:
     from ._tool import Tool
@@ -31,6 +31,7 @@ __all__ = [
     "check_name",
     "clashes",
     "sent_name",
+    "sent_names",
     "valid_name",
     "wire_name",
     "wire_names",
@@ -163,15 +164,20 @@ def wire_name(name: str, rule: NameRule | None) -> str:
 
 
 def sent_name(item: Tool[Any, Any], format: str) -> str:
-    """`wire_name(item.name, RULES[format])`, kept with the tool until its name changes.
+    """`wire_name(item.name, RULES[format])`, kept with the tool until its name changes (`sent_names`)."""
+    return sent_names([item], format)[0]
+
+
+def sent_names(tools: list[Tool[Any, Any]], format: str) -> list[str]:
+    """`sent_name` of each of `tools`, in order.
 
     Every export asks it of every tool, and a name is made once and
     exported on every request; checking a name character by character
     costs more than the rest of an export of a tool.
     """
     if RULES[format] is None:
-        return item.name
-    return kept_view(item, _NAME_VIEWS[format], _SENDERS[format])
+        return [item.name for item in tools]
+    return kept_views(tools, _NAME_VIEWS[format], _SENDERS[format])
 
 
 def _sender(rule: NameRule) -> Callable[[Tool[Any, Any]], str]:
@@ -195,7 +201,7 @@ def wire_names(tools: Iterable[Tool[Any, Any]], format: str) -> list[str]:
     """
     found = list(tools)
     rule = RULES[format]
-    names = [sent_name(item, format) for item in found]
+    names = sent_names(found, format)
     if rule is None or names == [item.name for item in found]:
         return names  # no tool is sent under a name not its own: nothing can clash
     own = {item.name: item for item in found}

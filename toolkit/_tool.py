@@ -225,7 +225,7 @@ class Tool(Generic[P, R]):
             msg = f'task of tool {name!r} is {self.task!r}. Pass "optional", "required" or None'
             raise ToolDefinitionError(msg)
         check_namespace(self.namespace, f"tool {name!r}")
-        state["_views"] = {}  # the views providers keep with it (`_views.kept_view`)
+        state["_views"] = {}  # the views providers keep with it (`_views.kept_views`)
         self._use(ToolRunner(self, execute_fn=execute_fn))
 
     @classmethod
@@ -273,7 +273,7 @@ class Tool(Generic[P, R]):
     if not TYPE_CHECKING:  # mypy keeps checking the attributes assigned
 
         def __setattr__(self, name: str, value: Any) -> None:
-            # The views that providers keep with the tool (`_views.kept_view`)
+            # The views that providers keep with the tool (`_views.kept_views`)
             # are built from these four: a new value makes them again.
             object.__setattr__(self, name, value)
             if name in _VIEWED and "_views" in self.__dict__:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from ._tool import Tool
 
-__all__ = ["kept_view", "model_description", "named"]
+__all__ = ["kept_views", "model_description", "named"]
 
 T = TypeVar("T")
 
@@ -35,17 +35,21 @@ def named(item: Tool[Any, Any], name: str) -> dict[str, Any]:
     return {"name": name}
 
 
-def kept_view(
-    item: Tool[Any, Any], kind: str, build: Callable[[Tool[Any, Any]], T]
-) -> T:
-    """`build(item)`, kept on the tool under `kind` until its name, description, parameters or returns change.
+def kept_views(
+    items: Iterable[Tool[Any, Any]], kind: str, build: Callable[[Tool[Any, Any]], T]
+) -> list[T]:
+    """`build(item)` for each of `items`, kept on the tool under `kind` until its name, description, parameters or returns change.
 
     Tools are made once and exported on every request, so a provider keeps
     the view it built for a tool with the tool, not with each new set that
     holds it. Setting any of those four attributes of a tool forgets its
-    views (`Tool.__setattr__`).
+    views (`Tool.__setattr__`). One loop for all the tools of an export:
+    a call per tool would cost as much as the lookup itself.
     """
-    kept = item._views.get(kind)
-    if kept is None:
-        kept = item._views[kind] = build(item)
-    return kept
+    views = []
+    for item in items:
+        view = item._views.get(kind)
+        if view is None:
+            view = item._views[kind] = build(item)
+        views.append(view)
+    return views

@@ -19,6 +19,7 @@ sent explicitly.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from functools import partial
 from typing import Any, Final
 
 from toolkit._content import (
@@ -34,7 +35,7 @@ from toolkit._names import RULES, wire_name, wire_names
 from toolkit._results import ToolCall, ToolResult
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
-from toolkit._views import kept_view, named
+from toolkit._views import kept_views, named
 
 from ._common import Source, field, handler, items, not_strict, offered, pair
 from ._parts import (
@@ -99,12 +100,8 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
     found = offered(source)
     wire_names(found, "openai")  # refuses two tools sent under one name
     kind = "openai-strict" if strict else "openai"
-    return FrozenList(
-        [
-            kept_view(item, kind, lambda it: _envelope(it, strict=strict))
-            for item in found
-        ]
-    )
+    build = partial(_envelope, strict=strict)
+    return FrozenList(kept_views(found, kind, build))
 
 
 def _envelope(item: Tool[Any, Any], *, strict: bool) -> FrozenDict:
