@@ -22,6 +22,7 @@ one trace.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -59,10 +60,14 @@ def tracer() -> Any:
     """
     if FOUND:
         return FOUND[0]
-    try:
-        from opentelemetry import trace
-    except ImportError:  # the `otel` extra is not installed
-        return None
+    # Every call asks until a provider is set: the module as the SDK left
+    # it in `sys.modules` is one dictionary look-up, cheaper than an import.
+    trace: Any = sys.modules.get("opentelemetry.trace")
+    if trace is None:
+        try:
+            import opentelemetry.trace as trace
+        except ImportError:  # the `otel` extra is not installed
+            return None
     if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         return None
     from ._version import __version__
