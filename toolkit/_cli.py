@@ -550,7 +550,7 @@ def _serve_command(commands: _Commands) -> None:
         "--cache-ttl",
         type=float,
         metavar="SECONDS",
-        help="how long 2026-07-28 clients may keep the tools list "
+        help="how long 2026-07-28 clients may keep the tools, prompts and resources lists "
         f"(default: {DEFAULT_CACHE_TTL:g}; 0 for a set that changes)",
     )
     flag(
