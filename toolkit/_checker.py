@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence, Sized
 from typing import Any, Final, cast
 
 from ._formats import FORMAT_CHECKS
-from ._json import json_equal, json_key, ref_target
+from ._json import is_number, json_equal, json_key, ref_target
 from ._pattern import searcher
 from ._types import JsonSchema
 
@@ -122,10 +122,6 @@ def _is_integer(value: Any) -> bool:
     return isinstance(value, float) and value.is_integer()
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and value is not True and value is not False
-
-
 def _is_boolean(value: Any) -> bool:
     return value is True or value is False
 
@@ -146,7 +142,7 @@ def is_object(value: Any) -> bool:
 _TYPE_CHECKS: Final[dict[str, Check]] = {
     "string": _is_string,
     "integer": _is_integer,
-    "number": _is_number,
+    "number": is_number,
     "boolean": _is_boolean,
     "null": _is_null,
     "array": _is_array,
@@ -305,11 +301,11 @@ def _number_checks(schema: JsonSchema) -> Iterator[Check]:
             yield _numeric(schema[keyword], holds)
     if "multipleOf" in schema:
         divisor = schema["multipleOf"]
-        yield lambda value: not _is_number(value) or _is_multiple(value, divisor)
+        yield lambda value: not is_number(value) or _is_multiple(value, divisor)
 
 
 def _numeric(bound: float, holds: Callable[[Any, Any], bool]) -> Check:
-    return lambda value: not _is_number(value) or holds(value, bound)
+    return lambda value: not is_number(value) or holds(value, bound)
 
 
 def _is_multiple(value: float, divisor: float) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _nodes as nodes
-from ._json import json_equal
+from ._json import is_number, json_equal
 from ._scalars import scalar, stdlib_scalars
 
 __all__ = ["fits", "matches"]
@@ -128,7 +128,7 @@ def _json_scalar(py: type, value: Any) -> bool:
             and float(value).is_integer()
         )
     if py is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return is_number(value)
     if py is _NONE_TYPE:
         return value is None
     if py.__name__ == "Decimal" and py in stdlib_scalars():
