@@ -155,6 +155,15 @@ def test_an_algorithm_that_does_not_fit_the_key_is_refused_at_once() -> None:
         mcp.DPoPAuth("a token")  # type: ignore[arg-type]
 
 
+def test_the_sync_client_is_refused_with_the_class_named() -> None:
+    auth = mcp.DPoPAuth(httpx2.Auth())
+    with (
+        httpx2.Client(auth=auth) as client,
+        pytest.raises(RuntimeError, match=r"^DPoPAuth works with httpx2\.AsyncClient"),
+    ):
+        client.get("https://rs.example/mcp")
+
+
 # ------------------------------------------------------------ against the servers
 
 

@@ -229,3 +229,16 @@ def test_the_arguments_are_checked_at_once() -> None:
             client_id="a",
             issuer="https://auth.example",
         )
+
+
+def test_the_sync_client_is_refused_with_the_class_named() -> None:
+    auth = mcp.WorkloadIdentityAuth(
+        "https://mcp.example/mcp", "token", client_id="a", issuer="https://auth.example"
+    )
+    with (
+        httpx2.Client(auth=auth) as client,
+        pytest.raises(
+            RuntimeError, match=r"^WorkloadIdentityAuth works with httpx2\.AsyncClient"
+        ),
+    ):
+        client.get("https://mcp.example/mcp")

@@ -41,7 +41,7 @@ import hashlib
 import json
 import secrets
 import time
-from collections.abc import AsyncGenerator, Generator
+from collections.abc import AsyncGenerator
 from typing import Any, Final, Literal, TypeAlias
 from urllib.parse import parse_qs
 
@@ -53,6 +53,8 @@ try:
     import httpx2
     import jwt
     from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+    from ._auth import AsyncAuth, json_object
 except ImportError as error:  # pragma: no cover - the extra is installed in tests
     raise ImportError(_INSTALL_HINT) from error
 
@@ -80,7 +82,7 @@ _KEPT_TOKENS: Final = 16  # the Bearer tokens remembered, so the set stays small
 _Kind = Literal["token", "resource"]
 
 
-class DPoPAuth(httpx2.Auth):
+class DPoPAuth(AsyncAuth):
     """An `httpx2.Auth` that adds DPoP proofs (RFC 9449) to the requests of another auth.
 
     ```python
@@ -153,13 +155,6 @@ class DPoPAuth(httpx2.Auth):
 
     # ------------------------------------------------------------ the flow
 
-    def sync_auth_flow(
-        self, request: httpx2.Request
-    ) -> Generator[httpx2.Request, httpx2.Response, None]:
-        """Refused: the flow awaits; use `httpx2.AsyncClient` (`mcp.connect` does)."""
-        msg = "DPoPAuth works with httpx2.AsyncClient (as mcp.connect uses), not the sync Client"
-        raise RuntimeError(msg)
-
     async def async_auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
@@ -218,13 +213,9 @@ class DPoPAuth(httpx2.Auth):
         """
         if response.status_code not in (200, 201):
             return response
-        await response.aread()
-        try:
-            body = json.loads(response.content)
-        except ValueError:
+        body = await json_object(response)
+        if body is None or not isinstance(body.get("access_token"), str):
             return response  # the inner auth says what is wrong with it
-        if not isinstance(body, dict) or not isinstance(body.get("access_token"), str):
-            return response
         kind = body.get("token_type")
         if not isinstance(kind, str) or kind.lower() != "dpop":
             self._bearer = [*self._bearer, body["access_token"]][-_KEPT_TOKENS:]
@@ -259,12 +250,8 @@ async def _wants_nonce(response: httpx2.Response, kind: _Kind) -> bool:
         return response.status_code == 401 and "use_dpop_nonce" in challenge
     if response.status_code != 400:
         return False
-    await response.aread()
-    try:
-        body = json.loads(response.content)
-    except ValueError:
-        return False
-    return isinstance(body, dict) and body.get("error") == "use_dpop_nonce"
+    body = await json_object(response)
+    return body is not None and body.get("error") == "use_dpop_nonce"
 
 
 def _is_token_request(request: httpx2.Request) -> bool:

@@ -33,7 +33,7 @@ with the same token or with another grant.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, Final, TypeAlias
 from urllib.parse import urlsplit
 
@@ -59,6 +59,8 @@ try:
         calculate_token_expiry,
         resource_url_from_server_url,
     )
+
+    from ._auth import AsyncAuth, json_object
 except ImportError as error:  # pragma: no cover - the extra is installed in tests
     raise ImportError(_INSTALL_HINT) from error
 
@@ -68,7 +70,7 @@ Assertion: TypeAlias = str | Callable[[str], Awaitable[str]]
 """The workload's identity token, or an async function of the audience that returns a fresh one."""
 
 
-class WorkloadIdentityAuth(httpx2.Auth):
+class WorkloadIdentityAuth(AsyncAuth):
     """An `httpx2.Auth` that trades the workload's identity token for access tokens (RFC 7523).
 
     ```python
@@ -139,13 +141,6 @@ class WorkloadIdentityAuth(httpx2.Auth):
         headers = {"Content-Type": "application/x-www-form-urlencoded"}
         return httpx2.Request("POST", self.token_endpoint, data=data, headers=headers)
 
-    def sync_auth_flow(
-        self, request: httpx2.Request
-    ) -> Generator[httpx2.Request, httpx2.Response, None]:
-        """Refused: the flow awaits; use `httpx2.AsyncClient` (`mcp.connect` does)."""
-        msg = "WorkloadIdentityAuth works with httpx2.AsyncClient (as mcp.connect uses), not the sync Client"
-        raise RuntimeError(msg)
-
     async def async_auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
@@ -205,12 +200,8 @@ class WorkloadIdentityAuth(httpx2.Auth):
             return True
         if response.status_code != 200:
             return False  # not served at this address: the next one
-        await response.aread()
-        try:
-            metadata = response.json()
-        except ValueError:
-            return False
-        if not isinstance(metadata, dict):
+        metadata = await json_object(response)
+        if metadata is None:
             return False
         issuer, endpoint = metadata.get("issuer"), metadata.get("token_endpoint")
         if not isinstance(issuer, str) or not isinstance(endpoint, str):
@@ -245,13 +236,9 @@ class WorkloadIdentityAuth(httpx2.Auth):
 
 async def _refusal(response: httpx2.Response) -> str:
     """What the token endpoint said, in a sentence: its `error` and `error_description`."""
-    await response.aread()
+    body = await json_object(response)
     where = f"The token endpoint {response.request.url} refused the JWT-bearer grant ({response.status_code})"
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    if isinstance(body, dict) and isinstance(body.get("error"), str):
+    if body is not None and isinstance(body.get("error"), str):
         said = body["error"]
         if isinstance(body.get("error_description"), str):
             said = f"{said}: {body['error_description']}"
