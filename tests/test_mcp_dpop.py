@@ -155,6 +155,38 @@ def test_an_algorithm_that_does_not_fit_the_key_is_refused_at_once() -> None:
         mcp.DPoPAuth("a token")  # type: ignore[arg-type]
 
 
+PEM = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIEx4mPlEfw==\n-----END PRIVATE KEY-----"
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "names"),
+    [
+        ({"inner": "a token"}, TypeError, "DPoPAuth: inner must be"),
+        ({"key": PEM}, ValueError, "DPoPAuth: key must be"),
+        (
+            {"key": ec.generate_private_key(ec.SECP256K1())},
+            ValueError,
+            "DPoPAuth: key must be",
+        ),
+        (
+            {"key": ed25519.Ed25519PrivateKey.generate(), "algorithm": "ES256"},
+            ValueError,
+            "DPoPAuth: algorithm='ES256'",
+        ),
+    ],
+)
+def test_a_wrong_argument_names_the_class_and_the_parameter_and_shows_no_secret(
+    options: dict[str, Any], error: type[Exception], names: str
+) -> None:
+    options.setdefault("inner", httpx2.Auth())
+    inner = options.pop("inner")
+    with pytest.raises(error) as caught:
+        mcp.DPoPAuth(inner, **options)
+    message = str(caught.value)
+    assert message.startswith(names)
+    assert "PRIVATE KEY" not in message  # a key given as PEM text is not repeated
+
+
 def test_the_sync_client_is_refused_with_the_class_named() -> None:
     auth = mcp.DPoPAuth(httpx2.Auth())
     with (

@@ -231,6 +231,52 @@ def test_the_arguments_are_checked_at_once() -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("assertion", "issuer", "error", "names"),
+    [
+        ("token", "auth.example", ValueError, "WorkloadIdentityAuth: issuer must be"),
+        (
+            b"eyJhbGciOi.secret",
+            "https://auth.example",
+            TypeError,
+            "WorkloadIdentityAuth: assertion must be",
+        ),
+    ],
+)
+def test_a_wrong_argument_names_the_class_and_the_parameter_and_shows_no_token(
+    assertion: Any, issuer: str, error: type[Exception], names: str
+) -> None:
+    with pytest.raises(error) as caught:
+        mcp.WorkloadIdentityAuth(
+            "https://mcp.example/mcp", assertion, client_id="a", issuer=issuer
+        )
+    assert str(caught.value).startswith(names)
+    assert "secret" not in str(caught.value)
+
+
+@pytest.mark.parametrize("given", ["", b"eyJhbGciOi.secret", None])
+def test_an_assertion_function_that_gives_no_token_is_told_without_echoing_it(
+    given: Any,
+) -> None:
+    async def assertion(audience: str) -> Any:
+        return given
+
+    async def scenario() -> str:
+        async with authorization() as (_, base):
+            auth = mcp.WorkloadIdentityAuth(
+                base + "/mcp", assertion, client_id="agent-7", issuer=base
+            )
+            with pytest.raises(OAuthTokenError) as caught:
+                await fetch(auth, base + "/data")
+            return str(caught.value)
+
+    message = run(scenario())
+    assert message.startswith(
+        "WorkloadIdentityAuth: the assertion function must return the identity token"
+    )
+    assert "secret" not in message
+
+
 def test_the_sync_client_is_refused_with_the_class_named() -> None:
     auth = mcp.WorkloadIdentityAuth(
         "https://mcp.example/mcp", "token", client_id="a", issuer="https://auth.example"

@@ -117,7 +117,7 @@ class DPoPAuth(AsyncAuth):
         algorithm: str | None = None,
     ) -> None:
         if not isinstance(inner, httpx2.Auth):
-            msg = f"inner={inner!r}: give the httpx2.Auth that obtains the tokens"
+            msg = f"DPoPAuth: inner must be the httpx2.Auth that obtains the tokens, got {type(inner).__name__}"
             raise TypeError(msg)
         self.inner = inner
         self.key: PrivateKey = (
@@ -282,7 +282,7 @@ def _algorithm_for(key: object, algorithm: str | None) -> str:
     if isinstance(key, ec.EllipticCurvePrivateKey):
         own = _EC_ALGORITHMS.get(key.curve.name)
         if own is None:
-            msg = f"DPoP signs with P-256, P-384 or P-521 EC keys, not {key.curve.name}"
+            msg = f"DPoPAuth: key must be an EC key on P-256, P-384 or P-521, not on {key.curve.name}"
             raise ValueError(msg)
         allowed: frozenset[str] = frozenset({own})
     elif isinstance(key, rsa.RSAPrivateKey):
@@ -290,12 +290,13 @@ def _algorithm_for(key: object, algorithm: str | None) -> str:
     elif isinstance(key, ed25519.Ed25519PrivateKey):
         own, allowed = "EdDSA", frozenset({"EdDSA"})
     else:
-        msg = f"key={key!r}: give an EC, RSA or Ed25519 private key from cryptography"
+        # The type only: a key given as PEM text is not repeated.
+        msg = f"DPoPAuth: key must be an EC, RSA or Ed25519 private key from cryptography (load a PEM with serialization.load_pem_private_key), got {type(key).__name__}"
         raise ValueError(msg)
     if algorithm is None:
         return own
     if algorithm not in allowed:
-        msg = f"algorithm={algorithm!r} does not fit a {type(key).__name__}; use one of {sorted(allowed)}"
+        msg = f"DPoPAuth: algorithm={algorithm!r} does not fit a {type(key).__name__}; use one of {sorted(allowed)}"
         raise ValueError(msg)
     return algorithm
 

@@ -107,12 +107,11 @@ class WorkloadIdentityAuth(AsyncAuth):
         scope: str | None = None,
     ) -> None:
         if urlsplit(issuer).scheme not in ("http", "https"):
-            msg = (
-                f"issuer={issuer!r}: give the authorization server's http(s) issuer URL"
-            )
+            msg = f"WorkloadIdentityAuth: issuer must be the authorization server's http(s) issuer URL, got {issuer!r}"
             raise ValueError(msg)
         if not isinstance(assertion, str) and not callable(assertion):
-            msg = f"assertion={assertion!r}: give the identity token, or an async function that returns it"
+            # The type only: a token of the wrong type is not repeated.
+            msg = f"WorkloadIdentityAuth: assertion must be the identity token (a str) or an async function that returns one, got {type(assertion).__name__}"
             raise TypeError(msg)
         self.server_url = server_url
         self.resource = resource_url_from_server_url(server_url)
@@ -220,7 +219,9 @@ class WorkloadIdentityAuth(AsyncAuth):
             return self._assertion
         found: Any = await self._assertion(self.issuer)
         if not isinstance(found, str) or not found:
-            msg = f"The assertion function returned {found!r}, not an identity token"
+            # The type only: a token of the wrong type is not repeated.
+            got = "an empty str" if found == "" else type(found).__name__
+            msg = f"WorkloadIdentityAuth: the assertion function must return the identity token, a non-empty str; it returned {got}"
             raise OAuthTokenError(msg)
         return found
 
