@@ -17,6 +17,7 @@ import json
 import pathlib
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -156,6 +157,46 @@ def test_content_only_on_request_and_through_the_hook(
     assert third.attributes is not None
     assert third.attributes[ARGUMENTS] == '{"city": "Rome"}'
     assert third.attributes[RESULT] == "Sunny in Rome."
+
+
+def test_arguments_no_json_text_can_hold_are_an_error_result_not_an_exception(
+    spans: InMemorySpanExporter,
+) -> None:
+    """Arguments nested deeper than JSON text can be made of: the call's error, and a span that says so."""
+    nested: dict[str, Any] = {}
+    inner = nested
+    for _ in range(100_000):
+        inner["city"] = {}
+        inner = inner["city"]
+    traced = ToolSet([weather], trace_content=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a coroutine left unawaited is a warning
+        result = traced.execute("a", "1", "weather", nested)
+    assert result.is_error
+    (span,) = spans.get_finished_spans()
+    assert span.attributes is not None
+    assert str(span.attributes[ARGUMENTS]).startswith("<not shown: RecursionError")
+    assert span.status.status_code == StatusCode.ERROR
+
+
+def test_a_failing_hook_is_logged_and_the_call_goes_on(
+    spans: InMemorySpanExporter, caplog: pytest.LogCaptureFixture
+) -> None:
+    def redact(name: str, value: Any) -> Any:
+        # Written for dicts only: fails on text.
+        return {key: "***" if key == "city" else item for key, item in value.items()}
+
+    traced = ToolSet([weather], trace_content=redact)
+    result = traced.execute("a", "1", "weather", '{"city": "Paris"}')
+    assert result.text == "Sunny in Paris."
+    (span,) = spans.get_finished_spans()
+    assert span.attributes is not None
+    note = "<not shown: the trace_content hook raised AttributeError>"
+    assert (span.attributes[ARGUMENTS], span.attributes[RESULT]) == (note, note)
+    failures = [record for record in caplog.records if record.levelname == "ERROR"]
+    assert [record.getMessage() for record in failures] == [
+        "The trace_content hook failed for tool 'weather'"
+    ] * 2
 
 
 def test_an_approval_is_an_event(spans: InMemorySpanExporter) -> None:

@@ -158,11 +158,25 @@ def add_event(name: str, attributes: dict[str, Any]) -> None:
 
 
 def _shown(name: str, value: Any, content: bool | Redact) -> str:
-    """`value` as a span keeps it: JSON text, after the redaction hook."""
+    """`value` as a span keeps it: JSON text, after the redaction hook.
+
+    Never raises, so that tracing never fails a call: a hook that raises
+    (logged on the `toolkit` logger) and a value no JSON text can hold
+    (nested too deep, circular) leave a note in the span instead.
+    """
     import json
 
     if callable(content):
-        value = content(name, value)
+        try:
+            value = content(name, value)
+        except Exception as error:
+            from ._log import log_failure
+
+            log_failure("The trace_content hook failed for tool %r", name, error=error)
+            return f"<not shown: the trace_content hook raised {type(error).__name__}>"
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, default=repr)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=repr)
+    except (ValueError, RecursionError) as error:  # circular, or nested too deep
+        return f"<not shown: {type(error).__name__}, no JSON text holds it>"
