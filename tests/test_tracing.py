@@ -159,6 +159,30 @@ def test_content_only_on_request_and_through_the_hook(
     assert third.attributes[RESULT] == "Sunny in Rome."
 
 
+def test_the_hook_gets_arguments_sent_as_json_text_as_a_dict(
+    spans: InMemorySpanExporter,
+) -> None:
+    """As OpenAI sends them: the documented hook, which redacts dicts, redacts these too."""
+
+    def redact(name: str, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                key: "***" if key == "city" else item for key, item in value.items()
+            }
+        return value
+
+    traced = ToolSet([weather], trace_content=redact)
+    traced.execute("a", "1", "weather", '{"city": "Paris"}')
+    traced.execute("a", "2", "weather", b'{"city": "Paris"}')
+    traced.execute("a", "3", "weather", '["Paris"]')  # no object: its text, as sent
+    first, second, third = spans.get_finished_spans()
+    for span in (first, second):
+        assert span.attributes is not None
+        assert json.loads(str(span.attributes[ARGUMENTS])) == {"city": "***"}
+    assert third.attributes is not None
+    assert third.attributes[ARGUMENTS] == '["Paris"]'
+
+
 def test_arguments_no_json_text_can_hold_are_an_error_result_not_an_exception(
     spans: InMemorySpanExporter,
 ) -> None:
@@ -183,15 +207,14 @@ def test_a_failing_hook_is_logged_and_the_call_goes_on(
     spans: InMemorySpanExporter, caplog: pytest.LogCaptureFixture
 ) -> None:
     def redact(name: str, value: Any) -> Any:
-        # Written for dicts only: fails on text.
-        return {key: "***" if key == "city" else item for key, item in value.items()}
+        raise RuntimeError("the redaction service is down")
 
     traced = ToolSet([weather], trace_content=redact)
     result = traced.execute("a", "1", "weather", '{"city": "Paris"}')
     assert result.text == "Sunny in Paris."
     (span,) = spans.get_finished_spans()
     assert span.attributes is not None
-    note = "<not shown: the trace_content hook raised AttributeError>"
+    note = "<not shown: the trace_content hook raised RuntimeError>"
     assert (span.attributes[ARGUMENTS], span.attributes[RESULT]) == (note, note)
     failures = [record for record in caplog.records if record.levelname == "ERROR"]
     assert [record.getMessage() for record in failures] == [

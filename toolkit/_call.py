@@ -258,7 +258,7 @@ class ToolRunner:
     ) -> ToolResult:
         """`steps` in a span of the call, when a tracer takes one."""
         content = policy.trace_content if policy is not None else False
-        span = start_call(self.tool, call_id, args, content)
+        span = start_call(self.tool, call_id, _hook_arguments(args, content), content)
         if span is None:
             return await steps
         with current(span):
@@ -630,6 +630,18 @@ class Binder:
             return function(*values, **bound)
 
         return invoke
+
+
+def _hook_arguments(args: Any, content: Any) -> Any:
+    """The arguments as a `trace_content` hook gets them: a dict, from JSON text too; other text as it is.
+
+    The arguments OpenAI sends are JSON text: a hook that redacts dicts
+    would pass them on whole.
+    """
+    if not callable(content) or type(args) is dict:
+        return args
+    parsed = parse_arguments("", args)
+    return args if isinstance(parsed, ToolResult) else parsed
 
 
 def parse_arguments(name: str, args: Any) -> JsonObject | ToolResult:
