@@ -31,7 +31,6 @@ from toolkit._scalars import b64
 __all__ = [
     "LIMITS",
     "as_text",
-    "b64",
     "data_url",
     "exportable",
     "image_url",

@@ -30,12 +30,13 @@ from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._names import wire_names
 from toolkit._results import ToolCall, ToolResult
+from toolkit._scalars import b64
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
 from toolkit._views import named
 
 from ._common import Source, as_tools, field, handler, items, not_strict, pair
-from ._parts import as_text, b64, parts_of
+from ._parts import as_text, parts_of
 from ._transform import (
     STRICT_FORMATS,
     STRICT_KEEP,

@@ -26,6 +26,7 @@ from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._names import wire_names
 from toolkit._results import ToolCall, ToolResult
+from toolkit._scalars import b64
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
 from toolkit._views import named
@@ -40,7 +41,7 @@ from ._common import (
     offered,
     pair,
 )
-from ._parts import as_text, b64, parts_of
+from ._parts import as_text, parts_of
 from ._transform import NULL, dropped_note, shown, strip_meta, with_notes
 
 __all__ = ["handle", "parse_calls", "results", "tools"]

@@ -33,6 +33,7 @@ from toolkit._finding import Finding
 from toolkit._frozen import FrozenDict, FrozenList
 from toolkit._names import RULES, wire_name, wire_names
 from toolkit._results import ToolCall, ToolResult
+from toolkit._scalars import b64
 from toolkit._tool import Tool
 from toolkit._types import JsonSchema
 from toolkit._views import kept_views, named
@@ -40,7 +41,6 @@ from toolkit._views import kept_views, named
 from ._common import Source, field, handler, items, not_strict, offered, pair
 from ._parts import (
     as_text,
-    b64,
     data_url,
     image_url,
     parts_of,

@@ -26,6 +26,7 @@ from toolkit._frozen import FrozenDict, FrozenList, freeze
 from toolkit._invalid import jsonschema_validator
 from toolkit._names import check_name, valid_name
 from toolkit._results import ToolCall, ToolResult, error_text
+from toolkit._scalars import b64
 from toolkit._schema import dangling_refs, inline_root
 from toolkit._tool import Tool
 from toolkit._views import model_description
@@ -41,7 +42,7 @@ from toolkit.providers._common import (
     offered,
     pair,
 )
-from toolkit.providers._parts import b64, exportable, parts_of
+from toolkit.providers._parts import exportable, parts_of
 from toolkit.providers._transform import is_wrapped, wrap_output
 
 __all__ = [
