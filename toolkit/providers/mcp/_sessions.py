@@ -572,7 +572,10 @@ def _request(body: bytes) -> tuple[Any, str | None]:
     """The id and method of the JSON-RPC request in `body`; (None, None) for anything else."""
     try:
         message = json.loads(body)
-    except ValueError:
+    except (
+        ValueError,
+        RecursionError,
+    ):  # not JSON, or nested too deeply: the SDK says so
         return None, None
     if isinstance(message, dict) and "id" in message:
         method = message.get("method")

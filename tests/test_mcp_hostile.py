@@ -1,0 +1,307 @@
+"""The MCP server over streamable HTTP against hostile requests: it answers each with an error the client can act on.
+
+Every request goes to the app in this process (httpx's ASGI transport, the
+app's own lifespan), so nothing listens anywhere. What a test asserts is
+the answer, and that no tool ran for a request the server refused; every
+wait is a bounded number of looks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import httpx2
+import pytest
+
+from toolkit import Context, Param, ToolSet
+from toolkit.providers import mcp
+from toolkit.providers.mcp._tasks import EXTENSION
+
+LIMIT = 60  # seconds, at most, for anything a test waits on
+VERSION = "2026-07-28"
+
+tools = ToolSet()
+ran: list[str] = []
+gates: dict[str, asyncio.Event] = {}
+
+
+@tools.tool
+def echo(word: str) -> str:
+    """Say a word back.
+
+    Args:
+        word: The word.
+    """
+    ran.append(f"echo {word}")
+    return word
+
+
+@tools.tool
+def weather(region: Annotated[str, Param(header="Region")]) -> str:
+    """The weather of a region.
+
+    Args:
+        region: Where.
+    """
+    ran.append(f"weather {region}")
+    return f"sunny in {region}"
+
+
+@tools.tool
+async def ask_name(ctx: Context) -> str:
+    """Ask the user's name."""
+    ran.append("ask_name")
+    form = {"type": "object", "properties": {"name": {"type": "string"}}}
+    answer = await ctx.elicit("Your name?", form, key="name")
+    return f"Hello, {(answer.data or {}).get('name')}!"
+
+
+@tools.tool(task="optional")
+async def held(ctx: Context, ask: bool = False) -> str:
+    """Wait until the test lets it go, then ask for a confirmation if told to.
+
+    Args:
+        ask: Whether to ask.
+    """
+    ran.append("held")
+    await gates["held"].wait()
+    if not ask:
+        return "let go"
+    form = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    answer = await ctx.elicit("Sure?", form, key="sure")
+    return f"ok={(answer.data or {}).get('ok')}"
+
+
+def _meta(extension: bool = True) -> dict[str, Any]:
+    caps: dict[str, Any] = {"elicitation": {}}
+    if extension:
+        caps["extensions"] = {EXTENSION: {}}
+    return {
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": caps,
+    }
+
+
+class Peer:
+    """A 2026-07-28 client that sends what it is told, as raw JSON-RPC over HTTP."""
+
+    def __init__(self, http: httpx2.AsyncClient, **headers: str) -> None:
+        self.http = http
+        self.headers = headers
+        self.sent = 0
+
+    async def post(
+        self, body: Any, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        """POST `body` (bytes as they are, else as JSON); the status and the JSON answer."""
+        sent = {
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": VERSION,
+            **self.headers,
+            **(headers or {}),
+        }
+        content = body if isinstance(body, bytes) else json.dumps(body).encode()
+        reply = await self.http.post("/mcp", content=content, headers=sent)
+        return reply.status_code, reply.json()
+
+    async def send(
+        self, method: str, headers: dict[str, str] | None = None, **params: Any
+    ) -> tuple[int, Any]:
+        """A request as a client sends it: `Mcp-Method` and `Mcp-Name` headers that match the body."""
+        self.sent += 1
+        name = params.get("name") or params.get("taskId")
+        matching = {"mcp-method": method, **({"mcp-name": name} if name else {})}
+        body = {
+            "jsonrpc": "2.0",
+            "id": self.sent,
+            "method": method,
+            "params": {"_meta": _meta(), **params},
+        }
+        return await self.post(body, {**matching, **(headers or {})})
+
+    async def result(self, method: str, **params: Any) -> dict[str, Any]:
+        status, answer = await self.send(method, **params)
+        assert status == 200, answer
+        return answer["result"]  # type: ignore[no-any-return]
+
+    async def until(self, task_id: str, status: str) -> dict[str, Any]:
+        for _ in range(400):  # 400 looks at most
+            task = await self.result("tasks/get", taskId=task_id)
+            if task["status"] == status:
+                return task
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"task {task_id} never became {status}: {task}")
+
+
+@contextlib.asynccontextmanager
+async def serving(**options: Any) -> AsyncIterator[httpx2.AsyncClient]:
+    """An HTTP client of the app of `tools` with `options`, served in this process."""
+    ran.clear()
+    gates["held"] = asyncio.Event()
+    app = mcp.asgi_app(tools, **options)
+    transport = httpx2.ASGITransport(app=app, raise_app_exceptions=False)
+    async with (
+        app.lifespan(),
+        httpx2.AsyncClient(
+            transport=transport, base_url="http://127.0.0.1:8000", timeout=LIMIT
+        ) as http,
+    ):
+        try:
+            yield http
+        finally:
+            gates["held"].set()  # no tool is left waiting when the app stops
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coroutine, LIMIT))
+
+
+def _error(answer: Any) -> tuple[int, str]:
+    assert "result" not in answer, answer
+    return answer["error"]["code"], answer["error"]["message"]
+
+
+# ---------------------------------------------------------------- malformed bodies
+
+
+DEEP = {
+    "array": b"[" * 100_000 + b"]" * 100_000,
+    "object": b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":'
+    + b'{"a":' * 50_000
+    + b"1"
+    + b"}" * 50_001,
+}
+
+
+@pytest.mark.parametrize("stateless", [True, False], ids=["stateless", "session"])
+@pytest.mark.parametrize("nesting", list(DEEP))
+def test_a_body_nested_deeper_than_json_reads_is_a_parse_error(
+    nesting: str, stateless: bool
+) -> None:
+    async def main() -> None:
+        async with serving(stateless=stateless, json_response=True) as http:
+            peer = Peer(http)
+            status, answer = await peer.post(DEEP[nesting])
+            assert status == 400
+            assert _error(answer)[0] == -32700
+            # and the server goes on serving
+            done = await peer.result("tools/call", name="echo", arguments={"word": "a"})
+            assert done["content"][0]["text"] == "a"
+
+    run(main())
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b"{nope", -32700),
+        (b'{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"\xff"}}', -32700),
+        (b"[]", -32600),
+        (b"null", -32600),
+        (b'{"jsonrpc":"1.0","id":1,"method":"tools/list"}', -32600),
+        (b'{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}', -32600),
+        (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}', -32600),
+        (b'{"jsonrpc":"2.0","id":1,"result":{}}', -32600),
+    ],
+)
+def test_malformed_json_rpc_gets_an_error_and_runs_nothing(
+    body: bytes, code: int
+) -> None:
+    async def main() -> tuple[int, Any]:
+        async with serving(stateless=True, json_response=True) as http:
+            return await Peer(http).post(body)
+
+    status, answer = run(main())
+    assert status == 400
+    assert answer["error"]["code"] == code
+    assert "Traceback" not in json.dumps(answer)
+    assert ran == []
+
+
+# ---------------------------------------------------------------- headers and requestState
+
+
+@pytest.mark.parametrize(
+    ("params", "headers"),
+    [
+        ({"name": "echo", "arguments": {"word": "a"}}, {"mcp-name": "weather"}),
+        ({"name": "echo", "arguments": {"word": "a"}}, {"mcp-method": "tools/list"}),
+        ({"name": "weather", "arguments": {"region": "eu"}}, {}),
+        (
+            {"name": "weather", "arguments": {"region": "eu"}},
+            {"mcp-param-region": "us"},
+        ),
+        (
+            {"name": "weather", "arguments": {"region": "eu"}},
+            {"mcp-param-region": "=?base64?/w==?="},
+        ),
+        ({"name": "weather", "arguments": {}}, {"mcp-param-region": "eu"}),
+    ],
+)
+def test_headers_that_disagree_with_the_body_are_refused_before_the_tool_runs(
+    params: dict[str, Any], headers: dict[str, str]
+) -> None:
+    async def main() -> tuple[int, Any]:
+        async with serving(stateless=True, json_response=True) as http:
+            return await Peer(http).send("tools/call", headers=headers, **params)
+
+    status, answer = run(main())
+    assert (status, answer["error"]["code"]) == (400, -32020)
+    assert ran == []
+
+
+def _spoiled(state: str) -> dict[str, Any]:
+    flipped = state[:-3] + ("A" if state[-3] != "A" else "B") + state[-2:]
+    return {
+        "truncated": state[:-5],
+        "flipped": flipped,
+        "empty": "",
+        "a number": 5,
+        "not ascii": "é" * 40,
+    }
+
+
+def test_a_forged_or_foreign_request_state_is_refused_before_the_tool_runs() -> None:
+    answer = {"name": {"action": "accept", "content": {"name": "Ann"}}}
+
+    async def main() -> list[tuple[str, int, Any]]:
+        async with serving(stateless=True, json_response=True) as http:
+            peer = Peer(http)
+            first = await peer.result("tools/call", name="ask_name", arguments={})
+            state = first["requestState"]
+            ran.clear()
+            seen = []
+            for how, spoiled in _spoiled(state).items():
+                status, refused = await peer.send(
+                    "tools/call",
+                    name="ask_name",
+                    arguments={},
+                    requestState=spoiled,
+                    inputResponses=answer,
+                )
+                seen.append((how, status, refused))
+            status, refused = await peer.send(
+                "tools/call",
+                name="echo",
+                arguments={"word": "a"},
+                requestState=state,
+            )
+            seen.append(("another tool's", status, refused))
+            assert ran == []
+            done = await peer.result(
+                "tools/call",
+                name="ask_name",
+                arguments={},
+                requestState=state,
+                inputResponses=answer,
+            )
+            assert done["content"][0]["text"] == "Hello, Ann!"
+            return seen
+
+    for how, status, refused in run(main()):
+        assert (how, status, refused["error"]["code"]) == (how, 400, -32602)
