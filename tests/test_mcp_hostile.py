@@ -305,3 +305,83 @@ def test_a_forged_or_foreign_request_state_is_refused_before_the_tool_runs() -> 
 
     for how, status, refused in run(main()):
         assert (how, status, refused["error"]["code"]) == (how, 400, -32602)
+
+
+# ---------------------------------------------------------------- tasks
+
+
+async def _waiting_task(peer: Peer) -> str:
+    """A task of `held` that waits for the answer to its question "sure"."""
+    created = await peer.result("tools/call", name="held", arguments={"ask": True})
+    assert created["resultType"] == "task"
+    gates["held"].set()
+    await peer.until(created["taskId"], "input_required")
+    return str(created["taskId"])
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "yes",
+        None,
+        {"action": "bogus"},
+        {"action": "accept", "content": [1]},
+    ],
+)
+def test_an_answer_that_does_not_fit_its_question_is_refused_and_the_task_waits(
+    answer: Any,
+) -> None:
+    async def main() -> None:
+        async with serving(stateless=True, json_response=True) as http:
+            peer = Peer(http)
+            task_id = await _waiting_task(peer)
+            status, refused = await peer.send(
+                "tasks/update", taskId=task_id, inputResponses={"sure": answer}
+            )
+            code, message = _error(refused)
+            assert (status, code) == (400, -32602)
+            assert "'sure'" in message
+            assert "elicitation/create" in message
+            assert "pydantic" not in message
+            waiting = await peer.result("tasks/get", taskId=task_id)
+            assert waiting["status"] == "input_required"
+            assert list(waiting["inputRequests"]) == ["sure"]
+            good = {"sure": {"action": "accept", "content": {"ok": True}}}
+            await peer.result("tasks/update", taskId=task_id, inputResponses=good)
+            done = await peer.until(task_id, "completed")
+            assert done["result"]["content"][0]["text"] == "ok=True"
+
+    run(main())
+
+
+def test_answers_to_questions_never_asked_are_refused() -> None:
+    async def main() -> None:
+        async with serving(stateless=True, json_response=True) as http:
+            peer = Peer(http)
+            created = await peer.result("tools/call", name="held", arguments={})
+            task_id = created["taskId"]
+            unasked = {"sure": {"action": "accept", "content": {"ok": True}}}
+            status, refused = await peer.send(
+                "tasks/update", taskId=task_id, inputResponses=unasked
+            )
+            code, message = _error(refused)
+            assert (status, code) == (400, -32602)
+            assert "'sure'" in message
+            working = await peer.result("tasks/get", taskId=task_id)
+            assert working["status"] == "working"
+            assert "inputRequests" not in working
+            task_id = await _waiting_task(peer)
+            status, refused = await peer.send(
+                "tasks/update",
+                taskId=task_id,
+                inputResponses={"other": unasked["sure"], **unasked},
+            )
+            assert (status, _error(refused)[0]) == (400, -32602)
+            waiting = await peer.result("tasks/get", taskId=task_id)
+            assert list(waiting["inputRequests"]) == ["sure"]  # nothing was kept
+            await peer.result("tasks/update", taskId=task_id, inputResponses=unasked)
+            await peer.until(task_id, "completed")
+            # the same update again (a retry) changes nothing
+            await peer.result("tasks/update", taskId=task_id, inputResponses=unasked)
+
+    run(main())

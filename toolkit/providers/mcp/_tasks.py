@@ -15,7 +15,10 @@ or in one request's `_meta`), runs as a task:
   terminal status: `completed` (with the tool's result inlined, an error
   result included), `failed` (a protocol error, as `error`) or `cancelled`.
 - `tasks/update` takes answers (`inputResponses`) to those questions; the
-  tool goes on once each of its questions is answered.
+  tool goes on once each of its questions is answered. An answer to a
+  question the task does not ask, or one that does not fit its question
+  (an elicitation answered with a string), is refused (-32602), and the
+  task keeps waiting.
 - `tasks/cancel` marks the task cancelled; the process that runs the tool
   stops it.
 
@@ -280,6 +283,9 @@ class Tasks:
         record = await self._known(ctx, params)
         responses = dict(getattr(params, "input_responses", None) or {})
         if responses and record["status"] not in TERMINAL:
+            answered = await self.store.answers(params.task_id)
+            _check_answers(responses, record.get("inputRequests", {}), answered)
+            responses = {k: v for k, v in responses.items() if k not in answered}
             await self.store.answer(params.task_id, dump(responses), self._left(record))
             asked = {
                 key: value
@@ -372,6 +378,46 @@ class _TaskLink:
     async def ask(self, key: str, request: Any) -> Any:
         body = dump(request)
         return await self.tasks.ask(self.task_id, key, body)
+
+
+def _check_answers(
+    responses: dict[str, Any], asked: dict[str, Any], answered: dict[str, Any]
+) -> None:
+    """Refuse (-32602) a `tasks/update` whose answers are not to the task's questions, or do not fit them.
+
+    A key already answered is taken as a retry of the same update (and left
+    as it was); nothing is kept of an update that is refused.
+    """
+    import mcp.types as types
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+    from pydantic import ValidationError
+
+    kinds: dict[str, Any] = {
+        "elicitation/create": types.ElicitResult,
+        "sampling/createMessage": types.CreateMessageResult,
+        "roots/list": types.ListRootsResult,
+    }
+    for key, response in responses.items():
+        if key in answered:
+            continue
+        question = asked.get(key)
+        if not isinstance(question, dict):
+            waiting = ", ".join(map(repr, asked)) or "nothing"
+            msg = f"The task asks no question {key!r}: it waits for {waiting} (see tasks/get)."
+            raise MCPError(INVALID_PARAMS, msg)
+        method = question.get("method")
+        kind = kinds.get(method) if isinstance(method, str) else None
+        try:
+            if kind is not None:
+                kind.model_validate(response)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(map(str, item['loc'])) or 'the answer'}: {item['msg']}"
+                for item in error.errors(include_url=False)[:3]
+            )
+            msg = f"The answer to {key!r} does not fit its {method} question ({problems})."
+            raise MCPError(INVALID_PARAMS, msg) from None
 
 
 def _error(error: Exception) -> dict[str, Any]:
