@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import httpx2
 import pytest
+from mcp.server.auth.provider import AccessToken
 
 from toolkit import Context, Param, ToolSet
 from toolkit.providers import mcp
@@ -383,5 +384,76 @@ def test_answers_to_questions_never_asked_are_refused() -> None:
             await peer.until(task_id, "completed")
             # the same update again (a retry) changes nothing
             await peer.result("tasks/update", taskId=task_id, inputResponses=unasked)
+
+    run(main())
+
+
+class TwoClients:
+    """A `TokenVerifier` that knows two clients, alice and bob, by their tokens."""
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if token in ("alice", "bob"):
+            return AccessToken(token=token, client_id=token, scopes=[])
+        return None
+
+
+@pytest.mark.parametrize("stateless", [True, False], ids=["stateless", "sessions"])
+def test_a_task_is_unknown_to_every_client_but_the_one_that_made_it(
+    stateless: bool,
+) -> None:
+    async def main() -> None:
+        async with serving(
+            stateless=stateless, json_response=True, auth=TwoClients()
+        ) as http:
+            alice = Peer(http, authorization="Bearer alice")
+            bob = Peer(http, authorization="Bearer bob")
+            created = await alice.result("tools/call", name="held", arguments={})
+            task_id = created["taskId"]
+            declined = {"sure": {"action": "decline"}}
+            requests: list[tuple[str, dict[str, Any]]] = [
+                ("tasks/get", {}),
+                ("tasks/update", {"inputResponses": declined}),
+                ("tasks/cancel", {}),
+            ]
+            for method, params in requests:
+                status, refused = await bob.send(method, taskId=task_id, **params)
+                code, message = _error(refused)
+                assert (status, code) == (400, -32602)
+                assert message.startswith(f"Unknown task {task_id!r}")
+            working = await alice.result("tasks/get", taskId=task_id)
+            assert working["status"] == "working"
+            assert set(working) == {
+                "taskId",
+                "status",
+                "createdAt",
+                "lastUpdatedAt",
+                "ttlMs",
+                "pollIntervalMs",
+                "resultType",
+                "_meta",
+            }
+            gates["held"].set()
+            done = await alice.until(task_id, "completed")
+            assert done["result"]["content"][0]["text"] == "let go"
+
+    run(main())
+
+
+def test_cancelling_twice_and_after_completion_is_no_error() -> None:
+    async def main() -> None:
+        async with serving(stateless=True, json_response=True) as http:
+            peer = Peer(http)
+            created = await peer.result("tools/call", name="held", arguments={})
+            for _ in range(2):
+                await peer.result("tasks/cancel", taskId=created["taskId"])
+            cancelled = await peer.result("tasks/get", taskId=created["taskId"])
+            assert cancelled["status"] == "cancelled"
+            assert "result" not in cancelled
+            gates["held"].set()
+            finished = await peer.result("tools/call", name="held", arguments={})
+            assert finished["resultType"] == "complete"
+            for method in ("tasks/get", "tasks/cancel"):
+                status, unknown = await peer.send(method, taskId="x" * 10_000)
+                assert (status, _error(unknown)[0]) == (400, -32602)
 
     run(main())

@@ -29,6 +29,11 @@ a task another one runs. The process that runs a task reads the store every
 `poll` seconds, for answers and for a cancellation. A task is kept for its
 `ttlMs` from its creation, then expires.
 
+A task made by an authenticated client (`auth=`) is that client's (the
+`client_id` and `subject` of its access token): to any other client,
+`tasks/*` answer as for a task that does not exist. A task id is
+unguessable, but whoever saw one must not be able to use it.
+
 A client that did not declare the extension gets a `"required"` tool's call
 refused with error -32021, and `tasks/*` requests refused likewise; an
 `"optional"` tool runs for it as any tool does.
@@ -72,6 +77,9 @@ DEFAULT_POLL: Final = 0.1
 """Seconds between the running process's looks at the store (answers, cancellation)."""
 
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+
+OWNER: Final = "toolkit.owner"
+"""Where a task's record keeps who made it (an authenticated client), never sent to clients."""
 
 
 class TaskStore(Protocol):
@@ -210,9 +218,9 @@ class Tasks:
             "ttlMs": round(self.ttl * 1000),
             "pollIntervalMs": max(1, round(self.poll * 1000)),
         }
-        await self.store.save(
-            task_id, record, self.ttl
-        )  # before the client can ask for it
+        owner = _principal()
+        kept = record if owner is None else {**record, OWNER: owner}
+        await self.store.save(task_id, kept, self.ttl)  # before the client asks for it
         host.task = _TaskLink(self, task_id)
         background = asyncio.ensure_future(self._follow(task_id, running, finish))
         self._running.add(background)
@@ -277,7 +285,9 @@ class Tasks:
     # ------------------------------------------------------------ tasks/* requests
 
     async def get(self, ctx: Any, params: Any) -> dict[str, Any]:
-        return await self._known(ctx, params)
+        record = await self._known(ctx, params)
+        record.pop(OWNER, None)
+        return record
 
     async def update(self, ctx: Any, params: Any) -> dict[str, Any]:
         record = await self._known(ctx, params)
@@ -320,7 +330,8 @@ class Tasks:
             msg = "Mcp-Name header does not match the request's taskId"
             raise MCPError(HEADER_MISMATCH, msg)
         record = await self.store.load(params.task_id)
-        if record is None:
+        if record is None or record.get(OWNER) != _principal():
+            # Another client's task is none of this one's, and looks like none at all.
             msg = f"Unknown task {params.task_id!r} (it never was, or it expired)."
             raise MCPError(INVALID_PARAMS, msg)
         return record
@@ -378,6 +389,16 @@ class _TaskLink:
     async def ask(self, key: str, request: Any) -> Any:
         body = dump(request)
         return await self.tasks.ask(self.task_id, key, body)
+
+
+def _principal() -> dict[str, Any] | None:
+    """Who sends the current request: the client and subject of its access token, or None without one."""
+    from mcp.server.auth.middleware.auth_context import get_access_token
+
+    token = get_access_token()
+    if token is None:
+        return None
+    return {"client": token.client_id, "subject": token.subject}
 
 
 def _check_answers(
