@@ -44,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import re
 import secrets
 import time
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -77,6 +78,9 @@ DEFAULT_POLL: Final = 0.1
 """Seconds between the running process's looks at the store (answers, cancellation)."""
 
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+
+TASK_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,128}")
+"""What a task id the server makes looks like: any other is no task's, and never reaches the store."""
 
 OWNER: Final = "toolkit.owner"
 """Where a task's record keeps who made it (an authenticated client), never sent to clients."""
@@ -329,6 +333,11 @@ class Tasks:
         if named is not None and named != params.task_id:
             msg = "Mcp-Name header does not match the request's taskId"
             raise MCPError(HEADER_MISMATCH, msg)
+        if not TASK_ID.fullmatch(params.task_id):
+            # Never an id the server made ("ID:answers" is a Redis key of
+            # another kind): the store does not see it.
+            msg = "Unknown task: a task id is the taskId the server gave, 1 to 128 letters, digits, '-' or '_'."
+            raise MCPError(INVALID_PARAMS, msg)
         record = await self.store.load(params.task_id)
         if record is None or record.get(OWNER) != _principal():
             # Another client's task is none of this one's, and looks like none at all.
