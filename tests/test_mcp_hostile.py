@@ -61,6 +61,15 @@ async def ask_name(ctx: Context) -> str:
     return f"Hello, {(answer.data or {}).get('name')}!"
 
 
+@tools.tool
+async def chatty(ctx: Context) -> str:
+    """Log a record at each of two levels."""
+    ran.append("chatty")
+    await ctx.log("info", "some news")
+    await ctx.log("error", "bad news")
+    return "said"
+
+
 @tools.tool(task="optional")
 async def held(ctx: Context, ask: bool = False) -> str:
     """Wait until the test lets it go, then ask for a confirmation if told to.
@@ -455,5 +464,98 @@ def test_cancelling_twice_and_after_completion_is_no_error() -> None:
             for method in ("tasks/get", "tasks/cancel"):
                 status, unknown = await peer.send(method, taskId="x" * 10_000)
                 assert (status, _error(unknown)[0]) == (400, -32602)
+
+    run(main())
+
+
+# ---------------------------------------------------------------- sessions (2025-11-25)
+
+
+def _messages(text: str) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of an event stream's body."""
+    return [
+        json.loads(line.removeprefix("data:"))
+        for line in text.splitlines()
+        if line.startswith("data:") and line.removeprefix("data:").strip()
+    ]
+
+
+class SessionPeer:
+    """A 2025-11-25 client of one session, with its own bearer token."""
+
+    def __init__(self, http: httpx2.AsyncClient, token: str) -> None:
+        self.http = http
+        self.token = token
+        self.session = ""
+        self.sent = 0
+
+    async def post(self, body: dict[str, Any], session: str | None = None) -> Any:
+        headers = {
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            "authorization": f"Bearer {self.token}",
+            "mcp-protocol-version": "2025-11-25",
+            "mcp-session-id": session or self.session,
+        }
+        if not headers["mcp-session-id"]:
+            del headers["mcp-session-id"]
+        return await self.http.post("/mcp", json=body, headers=headers)
+
+    async def open(self) -> str:
+        params = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": self.token, "version": "1"},
+        }
+        opened = await self.post(
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+        )
+        self.session = opened.headers["mcp-session-id"]
+        await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return self.session
+
+    async def request(
+        self, method: str, session: str | None = None, **params: Any
+    ) -> tuple[int, list[dict[str, Any]]]:
+        self.sent += 1
+        body = {"jsonrpc": "2.0", "id": self.sent, "method": method, "params": params}
+        reply = await self.post(body, session)
+        if reply.headers.get("content-type", "").startswith("application/json"):
+            return reply.status_code, [reply.json()]
+        return reply.status_code, _messages(reply.text)
+
+
+def test_another_clients_requests_on_a_session_change_nothing_of_it() -> None:
+    async def main() -> None:
+        async with serving(auth=TwoClients()) as http:
+            alice = SessionPeer(http, "alice")
+            bob = SessionPeer(http, "bob")
+            session = await alice.open()
+            status, _ = await alice.request("logging/setLevel", level="error")
+            assert status == 200
+            status, refused = await bob.request(
+                "tools/call", session=session, name="echo", arguments={"word": "b"}
+            )
+            assert (status, refused[0]["error"]["message"]) == (
+                404,
+                "Session not found",
+            )
+            ending = await http.delete(
+                "/mcp",
+                headers={"authorization": "Bearer bob", "mcp-session-id": session},
+            )
+            assert ending.status_code == 404
+            assert ran == []
+            status, messages = await alice.request(
+                "tools/call", name="chatty", arguments={}
+            )
+            assert status == 200
+            logged = [
+                message["params"]["data"]
+                for message in messages
+                if message.get("method") == "notifications/message"
+            ]
+            assert logged == ["bad news"]  # the level alice set still holds
+            assert messages[-1]["result"]["content"][0]["text"] == "said"
 
     run(main())
