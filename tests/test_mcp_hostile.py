@@ -398,24 +398,36 @@ def test_answers_to_questions_never_asked_are_refused() -> None:
 
 
 class TwoClients:
-    """A `TokenVerifier` that knows two clients, alice and bob, by their tokens."""
+    """A `TokenVerifier` that knows two clients, alice and bob, by their tokens.
+
+    `bob` is a client of its own; `bob-as-alice` is alice's client id with
+    another issuer; `bob-under-alice` is alice's client id, another subject.
+    """
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        if token in ("alice", "bob"):
-            return AccessToken(token=token, client_id=token, scopes=[])
+        if token == "alice":
+            return AccessToken(token=token, client_id="alice", scopes=[])
+        if token == "bob":
+            return AccessToken(token=token, client_id="bob", scopes=[])
+        if token == "bob-as-alice":
+            claims = {"iss": "https://elsewhere.example"}
+            return AccessToken(token=token, client_id="alice", scopes=[], claims=claims)
+        if token == "bob-under-alice":
+            return AccessToken(token=token, client_id="alice", scopes=[], subject="bob")
         return None
 
 
+@pytest.mark.parametrize("other", ["bob", "bob-as-alice", "bob-under-alice"])
 @pytest.mark.parametrize("stateless", [True, False], ids=["stateless", "sessions"])
 def test_a_task_is_unknown_to_every_client_but_the_one_that_made_it(
-    stateless: bool,
+    stateless: bool, other: str
 ) -> None:
     async def main() -> None:
         async with serving(
             stateless=stateless, json_response=True, auth=TwoClients()
         ) as http:
             alice = Peer(http, authorization="Bearer alice")
-            bob = Peer(http, authorization="Bearer bob")
+            bob = Peer(http, authorization=f"Bearer {other}")
             created = await alice.result("tools/call", name="held", arguments={})
             task_id = created["taskId"]
             declined = {"sure": {"action": "decline"}}

@@ -30,7 +30,8 @@ a task another one runs. The process that runs a task reads the store every
 `ttlMs` from its creation, then expires.
 
 A task made by an authenticated client (`auth=`) is that client's (the
-`client_id` and `subject` of its access token): to any other client,
+`client_id`, issuer and `subject` of its access token, compared as the SDK
+compares the owners of sessions): to any other client,
 `tasks/*` answer as for a task that does not exist. A task id is
 unguessable, but whoever saw one must not be able to use it.
 
@@ -400,14 +401,13 @@ class _TaskLink:
         return await self.tasks.ask(self.task_id, key, body)
 
 
-def _principal() -> dict[str, Any] | None:
-    """Who sends the current request: the client and subject of its access token, or None without one."""
+def _principal() -> list[str | None] | None:
+    """Who sends the current request: its access token's client, issuer and subject, as the SDK tells sessions apart; None without a token."""
     from mcp.server.auth.middleware.auth_context import get_access_token
+    from mcp.server.auth.provider import principal_components
 
     token = get_access_token()
-    if token is None:
-        return None
-    return {"client": token.client_id, "subject": token.subject}
+    return None if token is None else list(principal_components(token))
 
 
 def _check_answers(
