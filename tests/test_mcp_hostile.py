@@ -571,3 +571,61 @@ def test_another_clients_requests_on_a_session_change_nothing_of_it() -> None:
             assert messages[-1]["result"]["content"][0]["text"] == "said"
 
     run(main())
+
+
+# ---------------------------------------------------------------- trace context in _meta
+
+TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+
+
+@pytest.mark.parametrize(
+    "carried",
+    [
+        {"baggage": 5},
+        {"traceparent": TRACEPARENT, "baggage": 5},
+        {"traceparent": TRACEPARENT, "baggage": ["a=b"], "tracestate": {"a": 1}},
+        {"traceparent": 5, "tracestate": None},
+        {"traceparent": "00-\r\nnot-a-trace", "baggage": "=" * 10_000},
+    ],
+)
+def test_trace_context_that_is_no_text_is_ignored(carried: dict[str, Any]) -> None:
+    async def main() -> tuple[Any, Any, Any]:
+        async with serving(stateless=True, json_response=True) as http:
+            peer = Peer(http)
+            status, listed = await peer.post(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "tools/list",
+                    "params": {"_meta": {**_meta(), **carried}},
+                },
+                {"mcp-method": "tools/list"},
+            )
+            assert status == 200, listed
+            status, called = await peer.post(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {
+                        "name": "echo",
+                        "arguments": {"word": "a"},
+                        "_meta": {**_meta(), **carried},
+                    },
+                },
+                {"mcp-method": "tools/call", "mcp-name": "echo"},
+            )
+            assert status == 200, called
+        async with serving(auth=TwoClients()) as http:
+            alice = SessionPeer(http, "alice")
+            await alice.open()
+            status, legacy = await alice.request(
+                "tools/call", name="echo", arguments={"word": "b"}, _meta=carried
+            )
+            assert status == 200, legacy
+        return listed, called, legacy[-1]
+
+    listed, called, legacy = run(main())
+    assert "echo" in [tool["name"] for tool in listed["result"]["tools"]]
+    assert called["result"]["content"][0]["text"] == "a"
+    assert legacy["result"]["content"][0]["text"] == "b"

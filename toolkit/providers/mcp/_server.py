@@ -112,6 +112,9 @@ def build_server(
         on_list_resource_templates=_no_resource_templates,
         on_read_resource=_unknown_resource,
     )
+    # First, so that the SDK's tracing, which reads the trace context of
+    # `_meta` before any other middleware runs, sees only text there.
+    server.middleware.insert(0, _textual_trace_context)
     protect_state(server, name, state_key)
     handlers.tasks.register(server)
     # Registered here rather than as on_set_logging_level, which the SDK warns
@@ -219,6 +222,32 @@ class Handlers:
         """What the transport checks a call's `Mcp-Param-*` headers against."""
         tool = self.loading.toolset.get(tool_name)
         return tool.parameters if tool is not None else None
+
+
+TRACE_CONTEXT: Final = ("traceparent", "tracestate", "baggage")
+"""The `_meta` keys of W3C trace context, which the SDK's tracing reads (text, as HTTP headers)."""
+
+
+async def _textual_trace_context(ctx: Any, call_next: Any) -> Any:
+    """Leave out of `_meta` the trace context keys whose values are not text.
+
+    Trace context is a hint: one that is no text (`"baggage": 5`) is
+    ignored, as a malformed one is; the propagator the SDK calls raises on
+    it, which failed the request with an internal error.
+    """
+    import dataclasses
+
+    meta = ctx.meta
+    if isinstance(meta, dict) and any(
+        key in meta and not isinstance(meta[key], str) for key in TRACE_CONTEXT
+    ):
+        kept = {
+            key: value
+            for key, value in meta.items()
+            if key not in TRACE_CONTEXT or isinstance(value, str)
+        }
+        ctx = dataclasses.replace(ctx, meta=kept)
+    return await call_next(ctx)
 
 
 async def _no_prompts(ctx: Any, params: Any) -> Any:
