@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import pathlib
+import select
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -18,6 +20,7 @@ import httpx2
 import pytest
 from mcp.server.auth.provider import AccessToken
 
+from tests.servers import finished, stdio_server
 from toolkit import Context, Param, ToolSet
 from toolkit.providers import mcp
 from toolkit.providers.mcp._tasks import EXTENSION
@@ -629,3 +632,63 @@ def test_trace_context_that_is_no_text_is_ignored(carried: dict[str, Any]) -> No
     assert "echo" in [tool["name"] for tool in listed["result"]["tools"]]
     assert called["result"]["content"][0]["text"] == "a"
     assert legacy["result"]["content"][0]["text"] == "b"
+
+
+# ---------------------------------------------------------------- stdio
+
+UNREADABLE = {
+    "not JSON": (b"{nope", None, -32700),
+    "nested too deeply": (b"[" * 100_000 + b"]" * 100_000, None, -32700),
+    "params that are no object": (
+        b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":[1]}',
+        11,
+        -32600,
+    ),
+    "a wrong jsonrpc version": (
+        b'{"jsonrpc":"1.0","id":"twelve","method":"tools/list"}',
+        "twelve",
+        -32600,
+    ),
+}
+
+
+def test_a_stdio_line_that_is_no_request_is_answered_with_an_error() -> None:
+    target = str(pathlib.Path(__file__).parent / "sample_tools.py")
+    process = stdio_server(target)
+    assert process.stdin is not None
+    assert process.stdout is not None
+    opening = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "hostile", "version": "0"},
+        },
+    }
+    lines = [
+        json.dumps(opening).encode(),
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        b"",
+        b"   ",
+        *(line for line, _, _ in UNREADABLE.values()),
+        b'{"jsonrpc":"2.0","id":99,"method":"tools/list"}',
+    ]
+    answers: list[dict[str, Any]] = []
+    try:
+        process.stdin.write(b"\n".join(lines) + b"\n")
+        process.stdin.flush()
+        for _ in range(len(lines)):  # one answer per request, at most
+            ready, _, _ = select.select([process.stdout], [], [], LIMIT)
+            assert ready, f"no answer after {answers}"
+            answers.append(json.loads(process.stdout.readline()))
+            if answers[-1].get("id") == 99:
+                break
+    finally:
+        code, _ = finished(process)  # type: ignore[arg-type]  # closes its stdin
+    assert code == 0
+    assert answers[0]["id"] == 0
+    assert "tools" in answers[-1]["result"]
+    errors = [(answer["id"], answer["error"]["code"]) for answer in answers[1:-1]]
+    assert errors == [(given, code) for _, given, code in UNREADABLE.values()]

@@ -12,6 +12,7 @@ import functools
 import os
 import stat
 import sys
+from collections import deque
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -363,15 +364,95 @@ async def serve_stdio(server: Any) -> None:
                     return
 
         group.start_soon(stop_on_signal)
-        async with _stdin_lines() as lines, stdio_server(stdin=lines) as (read, write):
-            try:
-                await server.run(read, write, server.create_initialization_options())
-            finally:
-                # While serving, descriptor 1 is stderr: what tools printed and
-                # Python still buffers goes there too, not to the protocol.
-                with contextlib.suppress(Exception):
-                    sys.stdout.flush()
+        async with _stdin_lines() as lines:
+            taken: deque[str] = deque()
+            counted: Any = _counted(lines, taken) if lines is not None else None
+            async with (
+                stdio_server(stdin=counted) as (read, write),
+                _answering_broken_lines(read, write, taken, lines is not None) as read,
+            ):
+                try:
+                    await server.run(
+                        read, write, server.create_initialization_options()
+                    )
+                finally:
+                    # While serving, descriptor 1 is stderr: what tools printed and
+                    # Python still buffers goes there too, not to the protocol.
+                    with contextlib.suppress(Exception):
+                        sys.stdout.flush()
         group.cancel_scope.cancel()
+
+
+async def _counted(lines: Any, taken: deque[str]) -> AsyncIterator[str]:
+    """`lines`, each noted in `taken` as the SDK takes it (it makes one message or one error of each)."""
+    async for line in lines:
+        taken.append(line)
+        yield line
+
+
+@contextlib.asynccontextmanager
+async def _answering_broken_lines(
+    read: Any, write: Any, taken: deque[str], counted: bool
+) -> AsyncIterator[Any]:
+    """The SDK's stream of messages read from stdin, where each line it could not read is answered.
+
+    The SDK's stdio transport passes the server an exception for such a
+    line, which the server only logs: a client that sent a request it
+    cannot read (not JSON, nested too deeply, `params` that are no object)
+    would wait for an answer forever. Over HTTP the SDK answers those with
+    -32700 or -32600, and so does this, with the request's id when it has
+    one. A blank line is no message, and gets no answer. `taken` holds the
+    lines the SDK took and has not passed on yet (`counted`: when toolkit
+    reads stdin, else the stream is left as it is).
+    """
+    import anyio
+
+    if not counted:
+        yield read
+        return
+    forward, messages = anyio.create_memory_object_stream[Any](0)
+
+    async def sort() -> None:
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            async with forward:
+                async for item in read:
+                    line = taken.popleft() if taken else ""
+                    if not isinstance(item, Exception):
+                        await forward.send(item)
+                    elif line.strip():
+                        await write.send(_unreadable(line))
+
+    async with anyio.create_task_group() as group, messages:
+        group.start_soon(sort)
+        yield messages
+        group.cancel_scope.cancel()
+
+
+def _unreadable(line: str) -> Any:
+    """The JSON-RPC error that answers a line of stdin that is no JSON-RPC message."""
+    import json
+
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData, JSONRPCError
+    from mcp_types import INVALID_REQUEST, PARSE_ERROR
+
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        error = ErrorData(
+            code=PARSE_ERROR,
+            message="Parse error: the line is no JSON the server can read",
+        )
+        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+    given = message.get("id") if isinstance(message, dict) else None
+    request_id = (
+        given if isinstance(given, (str, int)) and not isinstance(given, bool) else None
+    )
+    error = ErrorData(
+        code=INVALID_REQUEST,
+        message="Invalid request: not a JSON-RPC 2.0 request or notification object",
+    )
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
 @contextlib.asynccontextmanager
