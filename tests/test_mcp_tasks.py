@@ -370,6 +370,14 @@ def test_a_task_id_naming_another_redis_key_is_an_unknown_task(redis_url: str) -
     run(main())
 
 
+@pytest.mark.parametrize("ttl", [0, -1, float("nan"), float("inf"), "5", True])
+def test_a_task_ttl_that_is_no_positive_number_of_seconds_is_refused(
+    ttl: Any,
+) -> None:
+    with pytest.raises(ValueError, match="task_ttl must be a positive number"):
+        app(task_ttl=ttl)
+
+
 def test_the_redis_store_needs_the_redis_url() -> None:
     with pytest.raises(ValueError, match="redis://"):
         app(task_store="memcached://127.0.0.1")

@@ -159,6 +159,13 @@ class Tasks:
         window: float = DEFAULT_WINDOW,
         poll: float = DEFAULT_POLL,
     ) -> None:
+        if (
+            isinstance(ttl, bool)
+            or not isinstance(ttl, (int, float))
+            or not 0 < ttl < float("inf")
+        ):
+            msg = f"task_ttl must be a positive number of seconds, not {ttl!r}"
+            raise ValueError(msg)
         if isinstance(store, str):
             store = _store_at(store)
         self.store: TaskStore = store if store is not None else MemoryTaskStore()
