@@ -89,6 +89,14 @@ async def held(ctx: Context, ask: bool = False) -> str:
     return f"ok={(answer.data or {}).get('ok')}"
 
 
+@tools.tool(task="required")
+async def only_a_task() -> str:
+    """Wait until the test lets it go; callable as a task only."""
+    ran.append("only_a_task")
+    await gates["held"].wait()
+    return "let go"
+
+
 def _meta(extension: bool = True) -> dict[str, Any]:
     caps: dict[str, Any] = {"elicitation": {}}
     if extension:
@@ -516,10 +524,10 @@ class SessionPeer:
             del headers["mcp-session-id"]
         return await self.http.post("/mcp", json=body, headers=headers)
 
-    async def open(self) -> str:
+    async def open(self, **capabilities: Any) -> str:
         params = {
             "protocolVersion": "2025-11-25",
-            "capabilities": {},
+            "capabilities": capabilities,
             "clientInfo": {"name": self.token, "version": "1"},
         }
         opened = await self.post(
@@ -572,6 +580,42 @@ def test_another_clients_requests_on_a_session_change_nothing_of_it() -> None:
             ]
             assert logged == ["bad news"]  # the level alice set still holds
             assert messages[-1]["result"]["content"][0]["text"] == "said"
+
+    run(main())
+
+
+def test_a_2025_client_declaring_the_tasks_extension_gets_no_tasks() -> None:
+    async def main() -> None:
+        async with serving(auth=TwoClients()) as http:
+            alice = SessionPeer(http, "alice")
+            await alice.open(extensions={EXTENSION: {}})
+            status, refused = await alice.request(
+                "tools/call", name="only_a_task", arguments={}
+            )
+            error = refused[-1]["error"]
+            assert (status, error["code"]) == (200, -32021)
+            assert "2026-07-28" in error["message"]
+            assert ran == []
+            status, refused = await alice.request("tasks/get", taskId="a" * 22)
+            assert refused[-1]["error"]["code"] == -32021
+
+            async def let_go() -> None:
+                for _ in range(400):  # until the tool runs, 400 looks at most
+                    if ran:
+                        break
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(0.3)  # longer than a task tool's first wait
+                gates["held"].set()
+
+            letting = asyncio.ensure_future(let_go())
+            status, answered = await alice.request(
+                "tools/call", name="held", arguments={}
+            )
+            await letting
+            assert (status, answered[-1]["result"]["content"][0]["text"]) == (
+                200,
+                "let go",
+            )
 
     run(main())
 

@@ -171,7 +171,7 @@ class Handlers:
         finish = functools.partial(_finish, ctx, host, params.name, tool)
         if tool.task is not None and self.tasks.negotiated(ctx):
             return await self.tasks.call(host, call, finish)
-        self.tasks.check_required(tool, call)
+        self.tasks.check_required(tool, call, ctx)
         outcome = await self.run(ctx, call, params.name)
         if served.loaded != loaded:  # search_tools loaded tools for this client
             outcome = await self.loading.loaded(ctx, served, outcome)

@@ -178,32 +178,46 @@ class Tasks:
 
     @staticmethod
     def negotiated(ctx: Any) -> bool:
-        """Whether the request's client declared the extension (for its session or in the request)."""
+        """Whether the request's client declared the extension (for its session or in the request), and speaks 2026-07-28.
+
+        The extension is one of protocol 2026-07-28: a 2025-11-25 client
+        that declares it has no `CreateTaskResult` in its protocol, so its
+        calls run as any call.
+        """
         import mcp.types as types
 
+        from ._modern import is_modern
+
         wanted = types.ClientCapabilities(extensions={EXTENSION: {}})
-        return bool(ctx.session.check_client_capability(wanted))
+        return is_modern(ctx) and bool(ctx.session.check_client_capability(wanted))
 
     @staticmethod
-    def refusal(what: str) -> Exception:
-        """Error -32021: the request needs the extension, which its client did not declare."""
+    def refusal(what: str, ctx: Any) -> Exception:
+        """Error -32021: the request needs the extension, which its client did not declare (or cannot have)."""
         from mcp.shared.exceptions import MCPError
         from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY
 
+        from ._modern import is_modern
+
+        why = (
+            "which the client did not declare"
+            if is_modern(ctx)
+            else f"of MCP 2026-07-28, which the client does not speak (it speaks {ctx.protocol_version})"
+        )
         return MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
-            f"{what} needs the {EXTENSION} extension, which the client did not declare.",
+            f"{what} needs the {EXTENSION} extension, {why}.",
             data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
         )
 
     # ------------------------------------------------------------ running a call
 
-    def check_required(self, tool: Tool[Any, Any], call: Any) -> None:
+    def check_required(self, tool: Tool[Any, Any], call: Any, ctx: Any) -> None:
         """Refuse (-32021) a call of a `"required"` task tool from a client without the extension."""
         if tool.task == "required":
             call.close()
             msg = f'Tool "{tool.name}"'
-            raise self.refusal(msg)
+            raise self.refusal(msg, ctx)
 
     async def call(self, host: Any, call: Any, finish: Any) -> Any:
         """Run `call` (the tool's call, a coroutine): its answer when quick, else a `CreateTaskResult`.
@@ -335,7 +349,7 @@ class Tasks:
         from mcp_types import HEADER_MISMATCH, INVALID_PARAMS
 
         if not self.negotiated(ctx):
-            raise self.refusal(str(ctx.method))
+            raise self.refusal(str(ctx.method), ctx)
         request = ctx.request
         named = request.headers.get("mcp-name") if request is not None else None
         if named is not None and named != params.task_id:
