@@ -244,6 +244,33 @@ def test_malformed_json_rpc_gets_an_error_and_runs_nothing(
     assert ran == []
 
 
+@pytest.mark.parametrize("stateless", [True, False], ids=["stateless", "sessions"])
+@pytest.mark.parametrize("version", ["1999-01-01", "2099-01-01", "garbage"])
+def test_a_request_of_an_unknown_protocol_version_is_refused_and_runs_nothing(
+    version: str, stateless: bool
+) -> None:
+    async def main() -> tuple[int, Any]:
+        async with serving(stateless=stateless, json_response=True) as http:
+            meta = {**_meta(), "io.modelcontextprotocol/protocolVersion": version}
+            body = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"word": "a"}, "_meta": meta},
+            }
+            headers = {
+                "mcp-protocol-version": version,
+                "mcp-method": "tools/call",
+                "mcp-name": "echo",
+            }
+            return await Peer(http).post(body, headers)
+
+    status, answer = run(main())
+    assert (status, answer["error"]["code"]) == (400, -32022)
+    assert answer["error"]["data"]["requested"] == version
+    assert ran == []
+
+
 # ---------------------------------------------------------------- headers and requestState
 
 
