@@ -351,6 +351,33 @@ def test_two_workers_sharing_a_redis_store_answer_for_each_others_tasks(
     run(main())
 
 
+def test_a_task_id_naming_another_redis_key_is_an_unknown_task(redis_url: str) -> None:
+    async def main() -> None:
+        async with peers(app(task_store=redis_url)) as (peer,):
+            created = await peer.result("tools/call", name="confirm", arguments={})
+            task_id = created["taskId"]
+            await peer.until(task_id, "input_required")
+            answer = {"sure": {"action": "accept", "content": {"ok": True}}}
+            await peer.result("tasks/update", taskId=task_id, inputResponses=answer)
+            # the task's answers are a Redis hash under toolkit:task:ID:answers
+            for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+                status, refused = await peer.send(method, taskId=f"{task_id}:answers")
+                assert (status, refused["error"]["code"]) == (400, -32602)
+                assert refused["error"]["message"].startswith("Unknown task")
+            done = await peer.until(task_id, "completed")
+            assert done["result"]["content"][0]["text"] == "ok=True"
+
+    run(main())
+
+
+@pytest.mark.parametrize("ttl", [0, -1, float("nan"), float("inf"), "5", True])
+def test_a_task_ttl_that_is_no_positive_number_of_seconds_is_refused(
+    ttl: Any,
+) -> None:
+    with pytest.raises(ValueError, match="task_ttl must be a positive number"):
+        app(task_ttl=ttl)
+
+
 def test_the_redis_store_needs_the_redis_url() -> None:
     with pytest.raises(ValueError, match="redis://"):
         app(task_store="memcached://127.0.0.1")

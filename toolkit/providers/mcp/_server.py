@@ -12,6 +12,7 @@ import functools
 import os
 import stat
 import sys
+from collections import deque
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -112,6 +113,9 @@ def build_server(
         on_list_resource_templates=_no_resource_templates,
         on_read_resource=_unknown_resource,
     )
+    # First, so that the SDK's tracing, which reads the trace context of
+    # `_meta` before any other middleware runs, sees only text there.
+    server.middleware.insert(0, _textual_trace_context)
     protect_state(server, name, state_key)
     handlers.tasks.register(server)
     # Registered here rather than as on_set_logging_level, which the SDK warns
@@ -167,7 +171,7 @@ class Handlers:
         finish = functools.partial(_finish, ctx, host, params.name, tool)
         if tool.task is not None and self.tasks.negotiated(ctx):
             return await self.tasks.call(host, call, finish)
-        self.tasks.check_required(tool, call)
+        self.tasks.check_required(tool, call, ctx)
         outcome = await self.run(ctx, call, params.name)
         if served.loaded != loaded:  # search_tools loaded tools for this client
             outcome = await self.loading.loaded(ctx, served, outcome)
@@ -219,6 +223,32 @@ class Handlers:
         """What the transport checks a call's `Mcp-Param-*` headers against."""
         tool = self.loading.toolset.get(tool_name)
         return tool.parameters if tool is not None else None
+
+
+TRACE_CONTEXT: Final = ("traceparent", "tracestate", "baggage")
+"""The `_meta` keys of W3C trace context, which the SDK's tracing reads (text, as HTTP headers)."""
+
+
+async def _textual_trace_context(ctx: Any, call_next: Any) -> Any:
+    """Leave out of `_meta` the trace context keys whose values are not text.
+
+    Trace context is a hint: one that is no text (`"baggage": 5`) is
+    ignored, as a malformed one is; the propagator the SDK calls raises on
+    it, which failed the request with an internal error.
+    """
+    import dataclasses
+
+    meta = ctx.meta
+    if isinstance(meta, dict) and any(
+        key in meta and not isinstance(meta[key], str) for key in TRACE_CONTEXT
+    ):
+        kept = {
+            key: value
+            for key, value in meta.items()
+            if key not in TRACE_CONTEXT or isinstance(value, str)
+        }
+        ctx = dataclasses.replace(ctx, meta=kept)
+    return await call_next(ctx)
 
 
 async def _no_prompts(ctx: Any, params: Any) -> Any:
@@ -334,15 +364,95 @@ async def serve_stdio(server: Any) -> None:
                     return
 
         group.start_soon(stop_on_signal)
-        async with _stdin_lines() as lines, stdio_server(stdin=lines) as (read, write):
-            try:
-                await server.run(read, write, server.create_initialization_options())
-            finally:
-                # While serving, descriptor 1 is stderr: what tools printed and
-                # Python still buffers goes there too, not to the protocol.
-                with contextlib.suppress(Exception):
-                    sys.stdout.flush()
+        async with _stdin_lines() as lines:
+            taken: deque[str] = deque()
+            counted: Any = _counted(lines, taken) if lines is not None else None
+            async with (
+                stdio_server(stdin=counted) as (read, write),
+                _answering_broken_lines(read, write, taken, lines is not None) as read,
+            ):
+                try:
+                    await server.run(
+                        read, write, server.create_initialization_options()
+                    )
+                finally:
+                    # While serving, descriptor 1 is stderr: what tools printed and
+                    # Python still buffers goes there too, not to the protocol.
+                    with contextlib.suppress(Exception):
+                        sys.stdout.flush()
         group.cancel_scope.cancel()
+
+
+async def _counted(lines: Any, taken: deque[str]) -> AsyncIterator[str]:
+    """`lines`, each noted in `taken` as the SDK takes it (it makes one message or one error of each)."""
+    async for line in lines:
+        taken.append(line)
+        yield line
+
+
+@contextlib.asynccontextmanager
+async def _answering_broken_lines(
+    read: Any, write: Any, taken: deque[str], counted: bool
+) -> AsyncIterator[Any]:
+    """The SDK's stream of messages read from stdin, where each line it could not read is answered.
+
+    The SDK's stdio transport passes the server an exception for such a
+    line, which the server only logs: a client that sent a request it
+    cannot read (not JSON, nested too deeply, `params` that are no object)
+    would wait for an answer forever. Over HTTP the SDK answers those with
+    -32700 or -32600, and so does this, with the request's id when it has
+    one. A blank line is no message, and gets no answer. `taken` holds the
+    lines the SDK took and has not passed on yet (`counted`: when toolkit
+    reads stdin, else the stream is left as it is).
+    """
+    import anyio
+
+    if not counted:
+        yield read
+        return
+    forward, messages = anyio.create_memory_object_stream[Any](0)
+
+    async def sort() -> None:
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            async with forward:
+                async for item in read:
+                    line = taken.popleft() if taken else ""
+                    if not isinstance(item, Exception):
+                        await forward.send(item)
+                    elif line.strip():
+                        await write.send(_unreadable(line))
+
+    async with anyio.create_task_group() as group, messages:
+        group.start_soon(sort)
+        yield messages
+        group.cancel_scope.cancel()
+
+
+def _unreadable(line: str) -> Any:
+    """The JSON-RPC error that answers a line of stdin that is no JSON-RPC message."""
+    import json
+
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData, JSONRPCError
+    from mcp_types import INVALID_REQUEST, PARSE_ERROR
+
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        error = ErrorData(
+            code=PARSE_ERROR,
+            message="Parse error: the line is no JSON the server can read",
+        )
+        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+    given = message.get("id") if isinstance(message, dict) else None
+    request_id = (
+        given if isinstance(given, (str, int)) and not isinstance(given, bool) else None
+    )
+    error = ErrorData(
+        code=INVALID_REQUEST,
+        message="Invalid request: not a JSON-RPC 2.0 request or notification object",
+    )
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
 @contextlib.asynccontextmanager

@@ -334,7 +334,10 @@ class Sessions:
     It learns a session's id from the `Mcp-Session-Id` header of the answer
     to the request that opened it, and forgets the session when the client
     ends it (DELETE), when the SDK no longer knows it (404), or once it has
-    been idle longer than the SDK keeps an idle session.
+    been idle longer than the SDK keeps an idle session. A request with
+    another credential than the one that opened a session is no request of
+    that session (the SDK answers it 404, as for a session that is not):
+    it changes nothing of the session's.
 
     A POST's body is read in full before the SDK sees it (at most
     `max_body` bytes and one more, so that the SDK refuses a larger one):
@@ -403,6 +406,10 @@ class Sessions:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         key = Headers(scope=scope).get(MCP_SESSION_ID_HEADER)
         session = Session() if key is None else self.known.get(key)
+        if key is not None and session is not None and not _owner(session, scope):
+            session = (
+                None  # another credential's session: the SDK answers 404, as for none
+            )
         if session is not None:
             _negotiated(scope, session.version)
         method = scope.get("method")
@@ -445,7 +452,7 @@ class Sessions:
                 self.events.drop(session)  # it opened no session: forget what it stored
         else:
             await self._within(session, request, scope)
-            if request.status == 404 or (
+            if (request.status == 404 and session is not None) or (
                 scope.get("method") == "DELETE" and request.status == 200
             ):
                 self._end(key)
@@ -572,12 +579,32 @@ def _request(body: bytes) -> tuple[Any, str | None]:
     """The id and method of the JSON-RPC request in `body`; (None, None) for anything else."""
     try:
         message = json.loads(body)
-    except ValueError:
+    except (
+        ValueError,
+        RecursionError,
+    ):  # not JSON, or nested too deeply: the SDK says so
         return None, None
     if isinstance(message, dict) and "id" in message:
         method = message.get("method")
         return message["id"], method if isinstance(method, str) else None
     return None, None
+
+
+def _owner(session: Session, scope: Any) -> bool:
+    """Whether the request of `scope` has the credential that opened `session`, as the SDK compares them."""
+    if session.opener is None:
+        return True
+    return bool(_requestor(scope) == _requestor(session.opener))
+
+
+def _requestor(scope: Any) -> Any:
+    from mcp.server.auth.middleware.bearer_auth import (
+        AuthenticatedUser,
+        authorization_context,
+    )
+
+    user = scope.get("user")
+    return authorization_context(user) if isinstance(user, AuthenticatedUser) else None
 
 
 def _in_use(session: Session, name: str) -> bool:

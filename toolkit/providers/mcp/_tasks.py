@@ -15,7 +15,10 @@ or in one request's `_meta`), runs as a task:
   terminal status: `completed` (with the tool's result inlined, an error
   result included), `failed` (a protocol error, as `error`) or `cancelled`.
 - `tasks/update` takes answers (`inputResponses`) to those questions; the
-  tool goes on once each of its questions is answered.
+  tool goes on once each of its questions is answered. An answer to a
+  question the task does not ask, or one that does not fit its question
+  (an elicitation answered with a string), is refused (-32602), and the
+  task keeps waiting.
 - `tasks/cancel` marks the task cancelled; the process that runs the tool
   stops it.
 
@@ -25,6 +28,12 @@ that any of them answers `tasks/get`, `tasks/update` and `tasks/cancel` for
 a task another one runs. The process that runs a task reads the store every
 `poll` seconds, for answers and for a cancellation. A task is kept for its
 `ttlMs` from its creation, then expires.
+
+A task made by an authenticated client (`auth=`) is that client's (the
+`client_id`, issuer and `subject` of its access token, compared as the SDK
+compares the owners of sessions): to any other client,
+`tasks/*` answer as for a task that does not exist. A task id is
+unguessable, but whoever saw one must not be able to use it.
 
 A client that did not declare the extension gets a `"required"` tool's call
 refused with error -32021, and `tasks/*` requests refused likewise; an
@@ -36,6 +45,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import re
 import secrets
 import time
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -69,6 +79,12 @@ DEFAULT_POLL: Final = 0.1
 """Seconds between the running process's looks at the store (answers, cancellation)."""
 
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+
+TASK_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,128}")
+"""What a task id the server makes looks like: any other is no task's, and never reaches the store."""
+
+OWNER: Final = "toolkit.owner"
+"""Where a task's record keeps who made it (an authenticated client), never sent to clients."""
 
 
 class TaskStore(Protocol):
@@ -143,6 +159,13 @@ class Tasks:
         window: float = DEFAULT_WINDOW,
         poll: float = DEFAULT_POLL,
     ) -> None:
+        if (
+            isinstance(ttl, bool)
+            or not isinstance(ttl, (int, float))
+            or not 0 < ttl < float("inf")
+        ):
+            msg = f"task_ttl must be a positive number of seconds, not {ttl!r}"
+            raise ValueError(msg)
         if isinstance(store, str):
             store = _store_at(store)
         self.store: TaskStore = store if store is not None else MemoryTaskStore()
@@ -155,32 +178,46 @@ class Tasks:
 
     @staticmethod
     def negotiated(ctx: Any) -> bool:
-        """Whether the request's client declared the extension (for its session or in the request)."""
+        """Whether the request's client declared the extension (for its session or in the request), and speaks 2026-07-28.
+
+        The extension is one of protocol 2026-07-28: a 2025-11-25 client
+        that declares it has no `CreateTaskResult` in its protocol, so its
+        calls run as any call.
+        """
         import mcp.types as types
 
+        from ._modern import is_modern
+
         wanted = types.ClientCapabilities(extensions={EXTENSION: {}})
-        return bool(ctx.session.check_client_capability(wanted))
+        return is_modern(ctx) and bool(ctx.session.check_client_capability(wanted))
 
     @staticmethod
-    def refusal(what: str) -> Exception:
-        """Error -32021: the request needs the extension, which its client did not declare."""
+    def refusal(what: str, ctx: Any) -> Exception:
+        """Error -32021: the request needs the extension, which its client did not declare (or cannot have)."""
         from mcp.shared.exceptions import MCPError
         from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY
 
+        from ._modern import is_modern
+
+        why = (
+            "which the client did not declare"
+            if is_modern(ctx)
+            else f"of MCP 2026-07-28, which the client does not speak (it speaks {ctx.protocol_version})"
+        )
         return MCPError(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
-            f"{what} needs the {EXTENSION} extension, which the client did not declare.",
+            f"{what} needs the {EXTENSION} extension, {why}.",
             data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
         )
 
     # ------------------------------------------------------------ running a call
 
-    def check_required(self, tool: Tool[Any, Any], call: Any) -> None:
+    def check_required(self, tool: Tool[Any, Any], call: Any, ctx: Any) -> None:
         """Refuse (-32021) a call of a `"required"` task tool from a client without the extension."""
         if tool.task == "required":
             call.close()
             msg = f'Tool "{tool.name}"'
-            raise self.refusal(msg)
+            raise self.refusal(msg, ctx)
 
     async def call(self, host: Any, call: Any, finish: Any) -> Any:
         """Run `call` (the tool's call, a coroutine): its answer when quick, else a `CreateTaskResult`.
@@ -207,9 +244,9 @@ class Tasks:
             "ttlMs": round(self.ttl * 1000),
             "pollIntervalMs": max(1, round(self.poll * 1000)),
         }
-        await self.store.save(
-            task_id, record, self.ttl
-        )  # before the client can ask for it
+        owner = _principal()
+        kept = record if owner is None else {**record, OWNER: owner}
+        await self.store.save(task_id, kept, self.ttl)  # before the client asks for it
         host.task = _TaskLink(self, task_id)
         background = asyncio.ensure_future(self._follow(task_id, running, finish))
         self._running.add(background)
@@ -274,12 +311,17 @@ class Tasks:
     # ------------------------------------------------------------ tasks/* requests
 
     async def get(self, ctx: Any, params: Any) -> dict[str, Any]:
-        return await self._known(ctx, params)
+        record = await self._known(ctx, params)
+        record.pop(OWNER, None)
+        return record
 
     async def update(self, ctx: Any, params: Any) -> dict[str, Any]:
         record = await self._known(ctx, params)
         responses = dict(getattr(params, "input_responses", None) or {})
         if responses and record["status"] not in TERMINAL:
+            answered = await self.store.answers(params.task_id)
+            _check_answers(responses, record.get("inputRequests", {}), answered)
+            responses = {k: v for k, v in responses.items() if k not in answered}
             await self.store.answer(params.task_id, dump(responses), self._left(record))
             asked = {
                 key: value
@@ -307,14 +349,20 @@ class Tasks:
         from mcp_types import HEADER_MISMATCH, INVALID_PARAMS
 
         if not self.negotiated(ctx):
-            raise self.refusal(str(ctx.method))
+            raise self.refusal(str(ctx.method), ctx)
         request = ctx.request
         named = request.headers.get("mcp-name") if request is not None else None
         if named is not None and named != params.task_id:
             msg = "Mcp-Name header does not match the request's taskId"
             raise MCPError(HEADER_MISMATCH, msg)
+        if not TASK_ID.fullmatch(params.task_id):
+            # Never an id the server made ("ID:answers" is a Redis key of
+            # another kind): the store does not see it.
+            msg = "Unknown task: a task id is the taskId the server gave, 1 to 128 letters, digits, '-' or '_'."
+            raise MCPError(INVALID_PARAMS, msg)
         record = await self.store.load(params.task_id)
-        if record is None:
+        if record is None or record.get(OWNER) != _principal():
+            # Another client's task is none of this one's, and looks like none at all.
             msg = f"Unknown task {params.task_id!r} (it never was, or it expired)."
             raise MCPError(INVALID_PARAMS, msg)
         return record
@@ -372,6 +420,55 @@ class _TaskLink:
     async def ask(self, key: str, request: Any) -> Any:
         body = dump(request)
         return await self.tasks.ask(self.task_id, key, body)
+
+
+def _principal() -> list[str | None] | None:
+    """Who sends the current request: its access token's client, issuer and subject, as the SDK tells sessions apart; None without a token."""
+    from mcp.server.auth.middleware.auth_context import get_access_token
+    from mcp.server.auth.provider import principal_components
+
+    token = get_access_token()
+    return None if token is None else list(principal_components(token))
+
+
+def _check_answers(
+    responses: dict[str, Any], asked: dict[str, Any], answered: dict[str, Any]
+) -> None:
+    """Refuse (-32602) a `tasks/update` whose answers are not to the task's questions, or do not fit them.
+
+    A key already answered is taken as a retry of the same update (and left
+    as it was); nothing is kept of an update that is refused.
+    """
+    import mcp.types as types
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+    from pydantic import ValidationError
+
+    kinds: dict[str, Any] = {
+        "elicitation/create": types.ElicitResult,
+        "sampling/createMessage": types.CreateMessageResult,
+        "roots/list": types.ListRootsResult,
+    }
+    for key, response in responses.items():
+        if key in answered:
+            continue
+        question = asked.get(key)
+        if not isinstance(question, dict):
+            waiting = ", ".join(map(repr, asked)) or "nothing"
+            msg = f"The task asks no question {key!r}: it waits for {waiting} (see tasks/get)."
+            raise MCPError(INVALID_PARAMS, msg)
+        method = question.get("method")
+        kind = kinds.get(method) if isinstance(method, str) else None
+        try:
+            if kind is not None:
+                kind.model_validate(response)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(map(str, item['loc'])) or 'the answer'}: {item['msg']}"
+                for item in error.errors(include_url=False)[:3]
+            )
+            msg = f"The answer to {key!r} does not fit its {method} question ({problems})."
+            raise MCPError(INVALID_PARAMS, msg) from None
 
 
 def _error(error: Exception) -> dict[str, Any]:
