@@ -610,6 +610,17 @@ class TestRetries:
                 """Charge a card."""
                 return "charged"
 
+    def test_retry_on_without_retries_is_refused(self) -> None:
+        # retry_on names what is worth a retry; with no retries, nothing would run again.
+        with pytest.raises(
+            ToolDefinitionError, match=r"retry_on but retries=0.*Give retries=N"
+        ):
+
+            @tool(retry_on=(ConnectionError,), idempotent=True)
+            def fetch() -> str:
+                """Fetch."""
+                return "data"
+
     def test_backoff_doubles_with_jitter(self) -> None:
         @tool(retries=8, idempotent=True)
         def ping() -> str:
