@@ -460,8 +460,10 @@ class Policy:
     def full(self) -> ToolResult:
         from ._results import ToolResult
 
+        size = self.slots.size if self.slots else 0
+        running = "1 call of it is" if size == 1 else f"{size} calls of it are"
         return ToolResult.error(
-            f'Tool "{self.name}" is busy: {self.slots.size if self.slots else 0} calls of it are running '
+            f'Tool "{self.name}" is busy: {running} running '
             f"and none finished within {self.timeout:g} seconds. Try again later."
         )
 
