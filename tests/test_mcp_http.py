@@ -126,6 +126,20 @@ def test_the_official_client_lists_and_calls_through_asgi_app() -> None:
     run(scenario())
 
 
+def test_asgi_app_serves_a_list_of_tools_as_a_set() -> None:
+    # A list (as the providers' exports take) is served as a ToolSet of it:
+    # its calls run, rather than fail inside the server.
+    async def scenario() -> None:
+        app = mcp.asgi_app([TOOLS["add"]])
+        async with served(app) as base, session(base + "/mcp") as s:
+            listed = await s.list_tools()
+            assert [item.name for item in listed.tools] == ["add"]
+            result = await s.call_tool("add", {"a": 2, "b": 3})
+            assert (result.is_error, _text(result)) == (False, "5")
+
+    run(scenario())
+
+
 def test_server_info_defaults_to_toolkit_and_its_version_and_takes_both() -> None:
     async def info(app: Any) -> Any:
         async with (

@@ -183,6 +183,40 @@ def test_build_server_without_mcp_says_how_to_install(
         )
 
 
+def test_build_server_serves_a_tool_or_a_list_and_refuses_other_items() -> None:
+    from mcp import Client
+
+    from toolkit import tool
+    from toolkit.providers.mcp import build_server
+
+    @tool
+    def double(n: int) -> int:
+        """Double a number.
+
+        Args:
+            n: The number.
+        """
+        return 2 * n
+
+    async def call(served: Any) -> tuple[bool | None, str]:
+        with anyio.fail_after(LIMIT):
+            async with Client(build_server(served)) as client:
+                result = await client.call_tool("double", {"n": 4})
+                text = "".join(
+                    part.text
+                    for part in result.content
+                    if isinstance(part, TextContent)
+                )
+                return result.is_error, text
+
+    assert anyio.run(call, [double]) == (False, "8")
+    assert anyio.run(call, double) == (False, "8")
+    with pytest.raises(
+        TypeError, match="Expected a ToolSet, a Tool or a list of Tools"
+    ):
+        build_server([double, "not a tool"])  # type: ignore[list-item]
+
+
 def test_parse_address() -> None:
     from toolkit.providers.mcp import parse_address
 

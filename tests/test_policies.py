@@ -527,7 +527,18 @@ class TestConcurrency:
         first, timed_out, busy = asyncio.run(main())
         assert first.text == "0"
         assert timed_out.is_error
-        assert busy.text.startswith('Tool "hold" is busy: 1 calls of it are running')
+        assert busy.text.startswith('Tool "hold" is busy: 1 call of it is running and')
+
+    def test_the_busy_message_counts_the_slots(self) -> None:
+        @tool(max_concurrency=2, timeout=0.5)
+        def pair() -> str:
+            """Pair."""
+            return "ok"
+
+        assert _policies.Policy(pair).full().text == (
+            'Tool "pair" is busy: 2 calls of it are running and none finished'
+            " within 0.5 seconds. Try again later."
+        )
 
     def test_a_bad_limit_is_a_definition_error(self) -> None:
         with pytest.raises(ToolDefinitionError, match="max_concurrency"):
@@ -609,6 +620,17 @@ class TestRetries:
             def charge() -> str:
                 """Charge a card."""
                 return "charged"
+
+    def test_retry_on_without_retries_is_refused(self) -> None:
+        # retry_on names what is worth a retry; with no retries, nothing would run again.
+        with pytest.raises(
+            ToolDefinitionError, match=r"retry_on but retries=0.*Give retries=N"
+        ):
+
+            @tool(retry_on=(ConnectionError,), idempotent=True)
+            def fetch() -> str:
+                """Fetch."""
+                return "data"
 
     def test_backoff_doubles_with_jitter(self) -> None:
         @tool(retries=8, idempotent=True)

@@ -577,6 +577,21 @@ def test_run_of_a_thousand_calls_mixing_every_outcome() -> None:
         assert result == expected, (index, kind)
 
 
+def test_an_item_that_is_not_a_tool_call_gets_a_result_naming_the_fix() -> None:
+    tools = _fault_set()
+    raw: Any = {
+        "id": "1",
+        "name": "ok",
+        "arguments": '{"n": 1}',
+    }  # an API's call, not parsed
+    first, second = asyncio.run(tools.run("a", [raw, ToolCall("2", "ok", {"n": 2})]))
+    assert first == ToolResult.error(
+        "Not a tool call: dict. Pass ToolCall(id, name, arguments) items, such as those"
+        " a provider's parse_calls(message) reads from the model's response"
+    )
+    assert second == ToolResult("2:2")
+
+
 def test_run_is_concurrent() -> None:
     tools = ToolSet()
 

@@ -53,7 +53,8 @@ class ToolOptions(TypedDict, total=False):
             `ToolError(..., retry=True)` or one of `retry_on`, after a
             growing wait with jitter; only for `idempotent=True` tools
             (default: 0).
-        retry_on: The exception classes that are worth a retry (default: ()).
+        retry_on: The exception classes that are worth a retry, with
+            `retries` of 1 or more (default: ()).
         task: Over MCP, run as a task (the `io.modelcontextprotocol/tasks`
             extension) for clients that negotiated it: `"optional"` runs
             synchronously for other clients, `"required"` refuses them

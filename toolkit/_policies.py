@@ -197,6 +197,9 @@ def check_policies(tool: Tool[Any, Any]) -> None:
     ):
         msg = f"retry_on of tool {name!r} is {retry_on!r}. Pass a tuple of exception classes"
         raise ToolDefinitionError(msg)
+    if retry_on and not retries:
+        msg = f"Tool {name!r} has retry_on but retries=0, so no call would run again. Give retries=N (the tries after the first), or drop retry_on"
+        raise ToolDefinitionError(msg)
     if (retries or retry_on) and tool.idempotent is not True:
         msg = f"Tool {name!r} has retries but is not marked idempotent: a retried call that had taken effect would take effect twice. Mark it idempotent=True if repeating a call is safe, or drop retries"
         raise ToolDefinitionError(msg)
@@ -457,8 +460,10 @@ class Policy:
     def full(self) -> ToolResult:
         from ._results import ToolResult
 
+        size = self.slots.size if self.slots else 0
+        running = "1 call of it is" if size == 1 else f"{size} calls of it are"
         return ToolResult.error(
-            f'Tool "{self.name}" is busy: {self.slots.size if self.slots else 0} calls of it are running '
+            f'Tool "{self.name}" is busy: {running} running '
             f"and none finished within {self.timeout:g} seconds. Try again later."
         )
 

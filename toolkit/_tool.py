@@ -159,7 +159,7 @@ class Tool(Generic[P, R]):
         retries: Tries after the first for a retryable failure (idempotent
             tools only).
         retry_on: Exception classes worth a retry, besides
-            `ToolError(..., retry=True)`.
+            `ToolError(..., retry=True)`; only with `retries`.
         task: `"optional"` or `"required"`: over MCP, a task for clients
             that negotiated the tasks extension; None: never a task.
         defer_loading: Not sent up front: found by tool search, then sent.

@@ -205,7 +205,10 @@ def _tool_of(toolset: ToolSet, call: object) -> Tool[Any, Any] | None:
 def _no_tool(toolset: ToolSet, call: object) -> ToolResult:
     """The error result of an item that is not a call, or of a call that names no tool."""
     if not isinstance(call, ToolCall):
-        return ToolResult.error(f"Not a tool call: {type_name(call)}")
+        return ToolResult.error(
+            f"Not a tool call: {type_name(call)}. Pass ToolCall(id, name, arguments) items,"
+            " such as those a provider's parse_calls(message) reads from the model's response"
+        )
     return ToolResult.error(toolset._unknown(call.name))
 
 

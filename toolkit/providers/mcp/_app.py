@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 from toolkit._version import __version__
 
 if TYPE_CHECKING:
+    from toolkit._tool import Tool
     from toolkit._toolset import ToolSet
 
 __all__ = [
@@ -50,7 +51,7 @@ _STATIC_CLIENT: Final = "bearer-token"
 
 
 def asgi_app(
-    toolset: ToolSet,
+    toolset: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]],
     *,
     name: str | None = None,
     version: str | None = None,
@@ -75,7 +76,7 @@ def asgi_app(
     which starts and stops the MCP sessions.
 
     Args:
-        toolset: The tools to serve.
+        toolset: The tools to serve: a `ToolSet`, a `Tool` or a list of tools.
         name: `serverInfo.name` (default `"toolkit"`).
         version: `serverInfo.version` (default: toolkit's version).
         stateless: Keep no session between requests, so that any worker or
@@ -125,10 +126,12 @@ def asgi_app(
     Raises:
         ImportError: The `mcp` package is not installed.
         ValueError: An option is out of range.
+        TypeError: `toolset` holds something that is not a `Tool`.
     """
-    from ._server import build_server, require_mcp
+    from ._server import build_server, require_mcp, served
 
     require_mcp()
+    toolset = served(toolset)
     if max_body <= 0:  # the SDK checks it too, under its own name for it
         msg = f"max_body must be a positive number of bytes, not {max_body!r}"
         raise ValueError(msg)

@@ -26,6 +26,9 @@ from toolkit._version import __version__
 from ._app import asgi_app, is_ipv6
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from toolkit._tool import Tool
     from toolkit._toolset import ToolSet
 
     from ._app import McpApp
@@ -51,7 +54,7 @@ _STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
 
 
 def serve(
-    toolset: ToolSet | str,
+    toolset: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]] | str,
     http: str | None = None,
     *,
     name: str | None = None,
@@ -70,8 +73,9 @@ def serve(
     in flight finish (for up to `grace` seconds) and returns.
 
     Args:
-        toolset: The tools to serve, or the `module:attribute` or
-            `path/to/file.py:attribute` that names them (workers import it).
+        toolset: The tools to serve (a `ToolSet`, a `Tool` or a list of
+            tools), or the `module:attribute` or `path/to/file.py:attribute`
+            that names them (workers import it).
         http: None for stdio; `"HOST:PORT"` for streamable HTTP at `/mcp`
             (the host defaults to 127.0.0.1, loopback only).
         name: `serverInfo.name` (default: the target's module name, else
@@ -99,6 +103,7 @@ def serve(
         ImportError: The `mcp` package is not installed.
         ValueError: `http` is not a valid address, an option is out of
             range, or a non-loopback address would be served without auth.
+        TypeError: `toolset` holds something that is not a `Tool`.
         OSError: The address cannot be served (a port in use): one line; or
             the workers could not load the tools.
     """
@@ -175,9 +180,13 @@ def _check_workers(workers: int, options: dict[str, Any]) -> None:
         raise ValueError(msg)
 
 
-def _load(toolset: ToolSet | str) -> ToolSet:
+def _load(
+    toolset: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]] | str,
+) -> ToolSet:
     if not isinstance(toolset, str):
-        return toolset
+        from ._server import served
+
+        return served(toolset)
     try:
         return load_target(toolset)
     except TargetError as error:

@@ -13,7 +13,7 @@ import os
 import stat
 import sys
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolkit._json import to_jsonable
@@ -46,8 +46,23 @@ def require_mcp() -> None:
         raise ImportError(_INSTALL_HINT) from None
 
 
+def served(source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]]) -> ToolSet:
+    """`source` as the set a server serves: a `ToolSet` as it is, a `Tool` or a list of tools in a new set.
+
+    Raises:
+        TypeError: `source` holds something that is not a `Tool`.
+        DuplicateToolError: Two of the tools have one name.
+    """
+    from toolkit._toolset import ToolSet
+    from toolkit.providers._common import as_tools
+
+    if isinstance(source, ToolSet):
+        return source
+    return ToolSet(as_tools(source))
+
+
 def build_server(
-    toolset: ToolSet,
+    toolset: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]],
     *,
     name: str = "toolkit",
     version: str = "",
@@ -59,7 +74,7 @@ def build_server(
     task_store: Any = None,
     task_ttl: float = DEFAULT_TASK_TTL,
 ) -> Any:
-    """An `mcp` low-level `Server` that lists and calls the tools of `toolset`.
+    """An `mcp` low-level `Server` that lists and calls the tools of `toolset` (a set, a `Tool` or a list).
 
     `name` and `version` are the `serverInfo` that clients are told. With
     `sse_poll`, a call's event stream is ended every `sse_poll` seconds while
@@ -87,8 +102,10 @@ def build_server(
 
     Raises:
         ImportError: The `mcp` package is not installed; the message says how to install it.
+        TypeError: `toolset` holds something that is not a `Tool`.
     """
     require_mcp()
+    toolset = served(toolset)
     import mcp.types as types
 
     from ._host import on_set_level
