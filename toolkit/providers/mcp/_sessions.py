@@ -407,9 +407,8 @@ class Sessions:
         key = Headers(scope=scope).get(MCP_SESSION_ID_HEADER)
         session = Session() if key is None else self.known.get(key)
         if key is not None and session is not None and not _owner(session, scope):
-            session = (
-                None  # another credential's session: the SDK answers 404, as for none
-            )
+            # Another credential's session: the SDK answers 404, as for none.
+            session = None
         if session is not None:
             _negotiated(scope, session.version)
         method = scope.get("method")
@@ -579,11 +578,8 @@ def _request(body: bytes) -> tuple[Any, str | None]:
     """The id and method of the JSON-RPC request in `body`; (None, None) for anything else."""
     try:
         message = json.loads(body)
-    except (
-        ValueError,
-        RecursionError,
-    ):  # not JSON, or nested too deeply: the SDK says so
-        return None, None
+    except (ValueError, RecursionError):
+        return None, None  # not JSON, or nested too deeply: the SDK says so
     if isinstance(message, dict) and "id" in message:
         method = message.get("method")
         return message["id"], method if isinstance(method, str) else None
