@@ -402,35 +402,44 @@ def test_an_answer_that_does_not_fit_its_question_is_refused_and_the_task_waits(
     run(main())
 
 
-def test_answers_to_questions_never_asked_are_refused() -> None:
+def test_answers_to_questions_never_asked_are_acknowledged_and_never_kept() -> None:
+    """The tasks extension acknowledges such an update; nothing of it may wait for a later question."""
+
     async def main() -> None:
         async with serving(stateless=True, json_response=True) as http:
             peer = Peer(http)
-            created = await peer.result("tools/call", name="held", arguments={})
-            task_id = created["taskId"]
-            unasked = {"sure": {"action": "accept", "content": {"ok": True}}}
-            status, refused = await peer.send(
-                "tasks/update", taskId=task_id, inputResponses=unasked
+            created = await peer.result(
+                "tools/call", name="held", arguments={"ask": True}
             )
-            code, message = _error(refused)
-            assert (status, code) == (400, -32602)
-            assert "'sure'" in message
+            task_id = created["taskId"]
+            early = {"sure": {"action": "accept", "content": {"ok": True}}}
+            ack = await peer.result(
+                "tasks/update", taskId=task_id, inputResponses=early
+            )
+            assert ack["resultType"] == "complete"
+            assert not {"taskId", "status", "inputRequests"} & set(ack)
             working = await peer.result("tasks/get", taskId=task_id)
             assert working["status"] == "working"
             assert "inputRequests" not in working
-            task_id = await _waiting_task(peer)
-            status, refused = await peer.send(
-                "tasks/update",
-                taskId=task_id,
-                inputResponses={"other": unasked["sure"], **unasked},
+            gates[
+                "held"
+            ].set()  # now the tool asks "sure": the early answer was not kept
+            waiting = await peer.until(task_id, "input_required")
+            assert list(waiting["inputRequests"]) == ["sure"]
+            ack = await peer.result(
+                "tasks/update", taskId=task_id, inputResponses={"other": early["sure"]}
             )
-            assert (status, _error(refused)[0]) == (400, -32602)
+            assert ack["resultType"] == "complete"
+            assert not {"taskId", "status", "inputRequests"} & set(ack)
             waiting = await peer.result("tasks/get", taskId=task_id)
-            assert list(waiting["inputRequests"]) == ["sure"]  # nothing was kept
-            await peer.result("tasks/update", taskId=task_id, inputResponses=unasked)
-            await peer.until(task_id, "completed")
+            assert waiting["status"] == "input_required"
+            assert list(waiting["inputRequests"]) == ["sure"]
+            both = {"other": early["sure"], "sure": early["sure"]}
+            await peer.result("tasks/update", taskId=task_id, inputResponses=both)
+            done = await peer.until(task_id, "completed")
+            assert done["result"]["content"][0]["text"] == "ok=True"
             # the same update again (a retry) changes nothing
-            await peer.result("tasks/update", taskId=task_id, inputResponses=unasked)
+            await peer.result("tasks/update", taskId=task_id, inputResponses=both)
 
     run(main())
 

@@ -16,9 +16,9 @@ or in one request's `_meta`), runs as a task:
   result included), `failed` (a protocol error, as `error`) or `cancelled`.
 - `tasks/update` takes answers (`inputResponses`) to those questions; the
   tool goes on once each of its questions is answered. An answer to a
-  question the task does not ask, or one that does not fit its question
-  (an elicitation answered with a string), is refused (-32602), and the
-  task keeps waiting.
+  question the task does not ask is ignored (acknowledged, never kept);
+  one that does not fit its question (an elicitation answered with a
+  string) is refused (-32602), and the task keeps waiting.
 - `tasks/cancel` marks the task cancelled; the process that runs the tool
   stops it.
 
@@ -318,22 +318,24 @@ class Tasks:
     async def update(self, ctx: Any, params: Any) -> dict[str, Any]:
         record = await self._known(ctx, params)
         responses = dict(getattr(params, "input_responses", None) or {})
-        if responses and record["status"] not in TERMINAL:
-            answered = await self.store.answers(params.task_id)
-            _check_answers(responses, record.get("inputRequests", {}), answered)
-            responses = {k: v for k, v in responses.items() if k not in answered}
-            await self.store.answer(params.task_id, dump(responses), self._left(record))
-            asked = {
-                key: value
-                for key, value in record.get("inputRequests", {}).items()
-                if key not in responses
-            }
-            changes: dict[str, Any] = {"inputRequests": asked}
-            if not asked:
-                changes["status"] = "working"
-            await self._update(
-                params.task_id, changes, drop=() if asked else ("inputRequests",)
-            )
+        if not responses or record["status"] in TERMINAL:
+            return {}
+        answered = await self.store.answers(params.task_id)
+        responses = _new_answers(responses, record.get("inputRequests", {}), answered)
+        if not responses:
+            return {}  # answers to nothing the task asks now: acknowledged, not kept
+        await self.store.answer(params.task_id, dump(responses), self._left(record))
+        asked = {
+            key: value
+            for key, value in record.get("inputRequests", {}).items()
+            if key not in responses
+        }
+        changes: dict[str, Any] = {"inputRequests": asked}
+        if not asked:
+            changes["status"] = "working"
+        await self._update(
+            params.task_id, changes, drop=() if asked else ("inputRequests",)
+        )
         return {}
 
     async def cancel(self, ctx: Any, params: Any) -> dict[str, Any]:
@@ -431,13 +433,19 @@ def _principal() -> list[str | None] | None:
     return None if token is None else list(principal_components(token))
 
 
-def _check_answers(
+def _new_answers(
     responses: dict[str, Any], asked: dict[str, Any], answered: dict[str, Any]
-) -> None:
-    """Refuse (-32602) a `tasks/update` whose answers are not to the task's questions, or do not fit them.
+) -> dict[str, Any]:
+    """The answers of a `tasks/update` to keep: those to the task's open questions, each checked against its question.
 
-    A key already answered is taken as a retry of the same update (and left
-    as it was); nothing is kept of an update that is refused.
+    An answer to a question the task does not ask is ignored (the update
+    is still acknowledged, as the extension wants), so that no answer can
+    wait in the store for a question the tool asks later. A key already
+    answered is taken as a retry of the same update, and left as it was.
+
+    Raises:
+        MCPError: -32602, an answer does not fit its question (an
+            elicitation answered with a string); nothing of the update is kept.
     """
     import mcp.types as types
     from mcp.shared.exceptions import MCPError
@@ -449,14 +457,12 @@ def _check_answers(
         "sampling/createMessage": types.CreateMessageResult,
         "roots/list": types.ListRootsResult,
     }
+    kept: dict[str, Any] = {}
     for key, response in responses.items():
-        if key in answered:
-            continue
         question = asked.get(key)
-        if not isinstance(question, dict):
-            waiting = ", ".join(map(repr, asked)) or "nothing"
-            msg = f"The task asks no question {key!r}: it waits for {waiting} (see tasks/get)."
-            raise MCPError(INVALID_PARAMS, msg)
+        if key in answered or not isinstance(question, dict):
+            continue
+        kept[key] = response
         method = question.get("method")
         kind = kinds.get(method) if isinstance(method, str) else None
         try:
@@ -469,6 +475,7 @@ def _check_answers(
             )
             msg = f"The answer to {key!r} does not fit its {method} question ({problems})."
             raise MCPError(INVALID_PARAMS, msg) from None
+    return kept
 
 
 def _error(error: Exception) -> dict[str, Any]:
