@@ -51,6 +51,7 @@ import time
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from toolkit._results import error_text
+from toolkit._running import is_seconds
 
 from ._wire import dump
 
@@ -159,11 +160,7 @@ class Tasks:
         window: float = DEFAULT_WINDOW,
         poll: float = DEFAULT_POLL,
     ) -> None:
-        if (
-            isinstance(ttl, bool)
-            or not isinstance(ttl, (int, float))
-            or not 0 < ttl < float("inf")
-        ):
+        if not is_seconds(ttl) or ttl == float("inf"):  # a record must expire
             msg = f"task_ttl must be a positive number of seconds, not {ttl!r}"
             raise ValueError(msg)
         if isinstance(store, str):
