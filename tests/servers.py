@@ -102,6 +102,20 @@ def stdio_server(target: str) -> subprocess.Popen[bytes]:
     )
 
 
+def initialize(request_id: int, version: str) -> dict[str, Any]:
+    """An `initialize` request of protocol `version`, as a client sends it first over stdio."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    }
+
+
 @contextlib.asynccontextmanager
 async def stdio_session(target: str) -> AsyncIterator[ClientSession]:
     """The official client's session with `toolkit serve TARGET` over stdio, initialised."""

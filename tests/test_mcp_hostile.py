@@ -20,7 +20,7 @@ import httpx2
 import pytest
 from mcp.server.auth.provider import AccessToken
 
-from tests.servers import finished, stdio_server
+from tests.servers import finished, initialize, stdio_server
 from toolkit import Context, Param, ToolSet
 from toolkit.providers import mcp
 from toolkit.providers.mcp._tasks import EXTENSION
@@ -737,16 +737,7 @@ def test_a_stdio_line_that_is_no_request_is_answered_with_an_error() -> None:
     process = stdio_server(target)
     assert process.stdin is not None
     assert process.stdout is not None
-    opening = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "hostile", "version": "0"},
-        },
-    }
+    opening = initialize(0, "2025-11-25")
     lines = [
         json.dumps(opening).encode(),
         b'{"jsonrpc":"2.0","method":"notifications/initialized"}',

@@ -22,7 +22,13 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import TextContent
 
-from tests.servers import finished, serving, stdio_server, stdio_session
+from tests.servers import (
+    finished,
+    initialize,
+    serving,
+    stdio_server,
+    stdio_session,
+)
 
 ROOT = pathlib.Path(__file__).parent.parent
 TARGET = str(ROOT / "tests" / "sample_tools.py")
@@ -152,16 +158,7 @@ def _wait_until_serving(process: subprocess.Popen[bytes]) -> None:
     """
     assert process.stdin is not None
     assert process.stdout is not None
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"},
-        },
-    }
+    request = initialize(1, "2025-06-18")
     process.stdin.write(json.dumps(request).encode() + b"\n")
     process.stdin.flush()
     ready, _, _ = select.select([process.stdout], [], [], LIMIT)
