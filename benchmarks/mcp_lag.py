@@ -1,6 +1,6 @@
 """Over MCP streamable HTTP: how long one session's big call holds up another session.
 
-A toolkit MCP server (`toolkit.providers.mcp.serve`, the tools of
+A toolkit MCP server (`toolkit.mcp.serve`, the tools of
 `loop_lag.py`) runs in a child process on 127.0.0.1. Session A sends one call
 with a ~1 MB argument; session B, opened beforehand, calls `add(1, 2)` back to
 back until A's answer arrives. The figure is B's longest wait. `--on-loop`
@@ -50,15 +50,15 @@ BIG_CALLS: dict[str, tuple[str, dict[str, Any]]] = {
 
 def serve(port: int, on_loop: bool) -> None:
     if on_loop:
-        import toolkit._call
+        import toolkit.tools._call
 
         def never_large(value: object, budget: int = 0) -> bool:
             return False
 
-        toolkit._call.is_large = never_large  # type: ignore[attr-defined]  # what the runner asks
+        toolkit.tools._call.is_large = never_large  # type: ignore[attr-defined]  # what the runner asks
     from loop_lag import TOOLS
 
-    from toolkit.providers.mcp import serve as serve_mcp
+    from toolkit.mcp import serve as serve_mcp
 
     serve_mcp(TOOLS, http=f"127.0.0.1:{port}")
 

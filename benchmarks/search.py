@@ -4,7 +4,7 @@ Every query of BFCL's non-live categories is searched against one catalog of
 all their functions (`benchmarks/bfcl.py` reads them from the installed
 `bfcl-eval` package), by each library through its public API:
 
-- toolkit: `toolkit._search.SearchIndex(tools).search(query, k=5)`.
+- toolkit: `toolkit.sets._search.SearchIndex(tools).search(query, k=5)`.
 - pydantic-ai: the local fallback of its `ToolSearch` capability, the
   `search_tools` tool that runs for a model without native tool search:
   `ToolSearch(max_results=5).get_wrapper_toolset(FunctionToolset(tools))`,
@@ -58,7 +58,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(__file__))
 import bfcl
 
-from toolkit._search import SearchIndex
+from toolkit.sets._search import SearchIndex
 
 K = 5
 SCALE = 5_000

@@ -27,8 +27,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from toolkit import ToolCall, ToolSet, tool
-from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
+from toolkit import ToolCall, ToolSet, mcp, tool
+from toolkit.providers import anthropic, gemini, openai, openai_responses
 
 
 def time_server() -> list[str] | str | None:

@@ -1,4 +1,4 @@
-"""An MCP client built on `toolkit.providers.mcp.connect`, for the official conformance suite.
+"""An MCP client built on `toolkit.mcp.connect`, for the official conformance suite.
 
 The suite (`@modelcontextprotocol/conformance client`) starts a test server
 for one scenario, runs this file with the server's URL as the last argument
@@ -43,8 +43,7 @@ import sys
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from toolkit import Context, Elicited
-from toolkit.providers import mcp
+from toolkit import Context, Elicited, mcp
 
 REDIRECT_URI = "http://localhost:3000/callback"
 

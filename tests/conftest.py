@@ -41,7 +41,7 @@ def fixture_valid_schema() -> Any:
 @pytest.fixture
 def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     """`mcp.connect` reconnects without the waits meant for real servers (a round still has 3 tries)."""
-    from toolkit.providers.mcp import _client
+    from toolkit.mcp import _client
 
     monkeypatch.setattr(
         _client, "BACKOFF", _client.Backoff(first_wait=0.01, round_wait=0.05)

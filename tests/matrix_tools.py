@@ -27,7 +27,7 @@ import pydantic
 from typing_extensions import NotRequired, ReadOnly, Required, TypeAliasType, TypedDict
 
 from toolkit import Param, Tool, ToolSet, tool
-from toolkit._frozen import FrozenDict
+from toolkit.core._frozen import FrozenDict
 
 
 class _Marker:

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from typing_extensions import NotRequired, TypedDict
 
 from toolkit import Param, Tool, ToolResult, tool
-from toolkit._invalid import jsonschema_validator
+from toolkit.schema._invalid import jsonschema_validator
 
 
 class Color(enum.Enum):

@@ -74,8 +74,7 @@ def _graph() -> dict[str, set[str]]:
     modules = _modules()
     graph = {name: _imports(name, path, set(modules)) for name, path in modules.items()}
     graph["toolkit.providers"] |= {
-        f"toolkit.providers.{providers._MODULES.get(name, name)}"
-        for name in providers.NAMES
+        f"toolkit.providers.{name}" for name in providers.NAMES
     }
     return graph
 
@@ -103,18 +102,21 @@ def test_the_import_graph_has_no_cycle() -> None:
 
 def test_the_check_sees_a_lazy_import_and_the_table() -> None:
     graph = _graph()
-    assert "toolkit.providers.mcp._wire" in graph["toolkit.providers"]
-    assert "toolkit._elicit" in graph["toolkit._context"]  # imported inside a method
-    assert "toolkit._toolset" not in graph["toolkit.providers._common"]
+    assert "toolkit.providers.mcp" in graph["toolkit.providers"]
+    assert (
+        "toolkit.schema._elicit" in graph["toolkit.run._context"]
+    )  # imported inside a method
+    assert "toolkit.sets._toolset" not in graph["toolkit.providers._common"]
     looped = {
         **graph,
-        "toolkit._annotations": graph["toolkit._annotations"] | {"toolkit._context"},
+        "toolkit.hints._annotations": graph["toolkit.hints._annotations"]
+        | {"toolkit.run._context"},
     }
-    assert _cycle_from("toolkit._context", looped) == [
-        "toolkit._context",
-        "toolkit._elicit",
-        "toolkit._annotations",
-        "toolkit._context",
+    assert _cycle_from("toolkit.run._context", looped) == [
+        "toolkit.run._context",
+        "toolkit.schema._elicit",
+        "toolkit.hints._annotations",
+        "toolkit.run._context",
     ]
 
 
@@ -378,4 +380,6 @@ NAMES = ("app", "_task_group")
         "getattr(transport, '_terminated')",
         "'_task_group'",
     }
-    assert _private_uses(ast.parse("from toolkit._json import encode"), set()) == []
+    assert (
+        _private_uses(ast.parse("from toolkit.values._json import encode"), set()) == []
+    )

@@ -10,7 +10,7 @@ import pytest
 
 from tests import media
 from toolkit import Audio, File, Image, Resource, ResourceLink, Text, ToolkitError
-from toolkit._content import describe, sniff
+from toolkit.values._content import describe, sniff
 
 
 @pytest.mark.parametrize(

@@ -25,10 +25,10 @@ from toolkit import (
     ToolDefinitionError,
     ToolResult,
     ToolSet,
-    _search,
     tool,
 )
 from toolkit.providers import anthropic, gemini, openai, openai_responses
+from toolkit.sets import _search
 
 DEFERRED = "tests/deferred_tools.py:tools"
 
@@ -465,7 +465,7 @@ def _assert_told(mode: str, changes: list[Any]) -> None:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_an_mcp_client_sees_loaded_tools_appear_in_process(mode: str) -> None:
-    from toolkit.providers.mcp import build_server
+    from toolkit.mcp import build_server
 
     changes = anyio.run(_sees_loaded_tools, build_server(catalog()), mode)
     _assert_told(mode, changes)
@@ -490,7 +490,7 @@ def test_over_stdio_the_client_of_each_generation_sees_loaded_tools(mode: str) -
 def test_two_clients_in_process_of_one_server_each_load_for_themselves() -> None:
     from mcp import Client
 
-    from toolkit.providers.mcp import build_server
+    from toolkit.mcp import build_server
 
     server = build_server(catalog())
 
@@ -511,7 +511,7 @@ def test_a_set_without_deferred_tools_answers_no_listen() -> None:
     from mcp import Client
     from mcp.shared.exceptions import MCPError
 
-    from toolkit.providers.mcp import build_server
+    from toolkit.mcp import build_server
 
     async def main() -> None:
         eager = ToolSet([item.marked(defer_loading=False) for item in catalog()])
@@ -544,7 +544,7 @@ def test_over_http_each_session_loads_for_itself() -> None:
 
 
 def test_budget_sizes_are_what_the_model_reads_up_front() -> None:
-    from toolkit._budget import size, sizes, upfront
+    from toolkit.cli._budget import size, sizes, upfront
 
     tools = catalog()
     compact = json.dumps(tools.export("openai"), separators=(",", ":"))
@@ -579,8 +579,8 @@ def test_budget_sizes_are_what_the_model_reads_up_front() -> None:
 def test_the_budget_command_prints_every_api_and_each_tools_share(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from toolkit._budget import sizes
-    from toolkit._cli import main
+    from toolkit.cli._budget import sizes
+    from toolkit.cli._cli import main
 
     assert main(["budget", "tests/deferred_tools.py:tools"]) == 0
     lines = capsys.readouterr().out.splitlines()

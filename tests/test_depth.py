@@ -18,7 +18,7 @@ from typing import Any, Optional, TypedDict, TypeVar
 import pytest
 
 from toolkit import Tool, ToolDefinitionError, ToolResult, ToolSet, json_schema, tool
-from toolkit._annotations import MAX_DEPTH
+from toolkit.hints._annotations import MAX_DEPTH
 
 T = TypeVar("T")
 FORMATS = ("json", "openai", "openai_responses", "anthropic", "gemini", "mcp")

@@ -236,14 +236,16 @@ def test_the_api_reference_covers_every_public_name() -> None:
     providers = {
         f"toolkit.providers.{name}"
         for name in ("openai", "openai_responses", "anthropic", "gemini", "mcp")
-    }
+    } | {"toolkit.mcp"}
     assert public | providers <= documented
     # An exception a docstring's Raises names is documented too, importable
     # from `toolkit` or not.
-    from toolkit import _exceptions
+    from toolkit.core import _exceptions
 
     raised = {
-        f"toolkit.{name}" if name in toolkit.__all__ else f"toolkit._exceptions.{name}"
+        f"toolkit.{name}"
+        if name in toolkit.__all__
+        else f"toolkit.core._exceptions.{name}"
         for name in _exceptions.__all__
     }
     assert raised <= documented

@@ -5,7 +5,7 @@ from typing import Annotated
 import pytest
 
 from toolkit import ToolDefinitionError, tool
-from toolkit._docstrings import Docstring, detect_style, parse_docstring
+from toolkit.hints._docstrings import Docstring, detect_style, parse_docstring
 
 GOOGLE = """Get the weather.
 

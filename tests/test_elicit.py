@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit import Param, ToolDefinitionError, ToolError
-from toolkit._elicit import elicit_form
-from toolkit._json import to_jsonable
+from toolkit.schema._elicit import elicit_form
+from toolkit.values._json import to_jsonable
 
 from .conftest import assert_valid_schema
 

@@ -116,7 +116,7 @@ def test_the_conformance_server_answers_as_the_suite_expects() -> None:
 
     from mcp_types.methods import validate_server_result
 
-    from toolkit.providers import mcp
+    from toolkit import mcp
 
     spec = importlib.util.spec_from_file_location(
         "mcp_conformance_server", EXAMPLES / "mcp_conformance_server.py"

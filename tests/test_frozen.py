@@ -14,7 +14,7 @@ import pytest
 
 from tests.sample_tools import tools
 from toolkit import Tool, ToolSet, json_schema
-from toolkit._frozen import FrozenDict, FrozenList
+from toolkit.core._frozen import FrozenDict, FrozenList
 
 Mutation = Callable[[Any], object]
 MUTATIONS: list[Mutation] = [

@@ -31,13 +31,13 @@ from toolkit import (
     ToolDefinitionError,
     ToolResult,
     ToolSet,
+    mcp,
     tool,
 )
-from toolkit._pattern import MAX_STATES, PatternError, searcher
-from toolkit._results import ToolCall
-from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
-from toolkit.providers import mcp as mcp_provider
-from toolkit.providers.mcp import _client as _mcp_client
+from toolkit.core._pattern import MAX_STATES, PatternError, searcher
+from toolkit.mcp import _client as _mcp_client
+from toolkit.providers import anthropic, gemini, openai, openai_responses
+from toolkit.values._results import ToolCall
 
 ROOT = pathlib.Path(__file__).parent.parent
 SERVER = str(ROOT / "tests" / "mcp_hostile_server.py")
@@ -417,7 +417,7 @@ PROVIDERS = [
     ),
     ("anthropic", lambda results: anthropic.results([CALL] * len(results), results)),
     ("gemini", lambda results: gemini.results([CALL] * len(results), results)),
-    ("mcp", lambda results: mcp_provider.results([CALL] * len(results), results)),
+    ("mcp", lambda results: mcp.results([CALL] * len(results), results)),
 ]
 
 

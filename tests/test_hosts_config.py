@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests import servers
-from toolkit._cli import main
-from toolkit._hosts_config import config_path
+from toolkit.cli._cli import main
+from toolkit.cli._hosts_config import config_path
 
 ROOT = pathlib.Path(__file__).parent.parent
 SAMPLE = ROOT / "tests" / "sample_tools.py"

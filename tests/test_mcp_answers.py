@@ -31,8 +31,7 @@ from mcp.types import ImageContent, TextContent
 
 from tests.servers import free_port, wait_for_port
 from tests.test_mcp_http import served, session
-from toolkit import Context, ToolResult, ToolSet, tool
-from toolkit.providers import mcp
+from toolkit import Context, ToolResult, ToolSet, mcp, tool
 
 from . import mcp_client_tools, serve_tools
 

@@ -35,11 +35,11 @@ from toolkit import (
     ToolResult,
     ToolSet,
     lint,
+    mcp,
     tool,
 )
-from toolkit.providers import mcp
+from toolkit.mcp import _client as _mcp_client
 from toolkit.providers import openai as openai_provider
-from toolkit.providers.mcp import _client as _mcp_client
 
 ROOT = pathlib.Path(__file__).parent.parent
 TOOLS = str(ROOT / "tests" / "mcp_client_tools.py")
@@ -899,7 +899,7 @@ def test_image_bytes_survive_the_trip() -> None:
     """The base64 of a content block is decoded once, to the bytes the server had."""
     from mcp import types as mcp_types
 
-    from toolkit.providers.mcp._client import _result
+    from toolkit.mcp._client import _result
 
     png = b"\x89PNG\r\n\x1a\nrest"
     block = mcp_types.ImageContent(
@@ -912,7 +912,7 @@ def test_image_bytes_survive_the_trip() -> None:
 def test_an_input_schema_without_a_type_is_an_object_schema() -> None:
     from mcp import types as mcp_types
 
-    from toolkit.providers.mcp._client import _new_tool, _usable_tools
+    from toolkit.mcp._client import _new_tool, _usable_tools
 
     (listed,) = _usable_tools(
         {

@@ -25,9 +25,8 @@ from pydantic import BaseModel, Field
 from tests import servers
 from tests.conftest import call
 from tests.test_mcp_http import served
-from toolkit import Context, Elicited, Param, ToolResult, ToolSet
-from toolkit.providers import mcp
-from toolkit.providers.mcp._tasks import MemoryTaskStore
+from toolkit import Context, Elicited, Param, ToolResult, ToolSet, mcp
+from toolkit.mcp._tasks import MemoryTaskStore
 
 tools = ToolSet()
 stopped: list[str] = []

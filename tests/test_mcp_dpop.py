@@ -29,8 +29,7 @@ from tests.oauth_server import (
     thumbprint,
 )
 from tests.test_mcp_http import run, served
-from toolkit import ToolSet
-from toolkit.providers import mcp
+from toolkit import ToolSet, mcp
 
 tools = ToolSet()
 

@@ -27,8 +27,8 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from tests.servers import serving
 from toolkit import Context, ToolSet
-from toolkit.providers.mcp import build_server
-from toolkit.providers.mcp._host import _decode_state, _encode_state
+from toolkit.mcp import build_server
+from toolkit.mcp._host import _decode_state, _encode_state
 
 ROOT = pathlib.Path(__file__).parent.parent
 MODES = ["legacy", "2026-07-28"]

@@ -21,9 +21,8 @@ import pytest
 from mcp.server.auth.provider import AccessToken
 
 from tests.servers import finished, initialize, stdio_server
-from toolkit import Context, Param, ToolSet
-from toolkit.providers import mcp
-from toolkit.providers.mcp._tasks import EXTENSION
+from toolkit import Context, Param, ToolSet, mcp
+from toolkit.mcp._tasks import EXTENSION
 
 LIMIT = 60  # seconds, at most, for anything a test waits on
 VERSION = "2026-07-28"

@@ -25,7 +25,7 @@ from mcp.types import TextContent
 from tests import servers
 from tests.servers import finished, stdio_server, stdio_session
 from tests.test_mcp_http import served
-from toolkit.providers import mcp
+from toolkit import mcp
 
 from .interrupt_tools import tools
 

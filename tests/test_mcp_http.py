@@ -30,9 +30,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
 
 from tests.servers import free_port
-from toolkit import __version__
-from toolkit.providers import mcp
-from toolkit.providers.mcp._app import transport_security
+from toolkit import __version__, mcp
+from toolkit.mcp._app import transport_security
 
 from .serve_tools import tools as TOOLS
 
@@ -487,8 +486,8 @@ def test_serve_from_python_refuses_what_the_command_refuses() -> None:
 
 def test_workers_find_a_toolset_by_the_module_that_holds_it() -> None:
     from toolkit import ToolSet
-    from toolkit._target import load_target
-    from toolkit.providers.mcp._run import import_path
+    from toolkit.cli._target import load_target
+    from toolkit.mcp._run import import_path
 
     found = import_path(TOOLS)  # a module holding it, as workers would import it
     assert load_target(found).names == TOOLS.names
@@ -502,8 +501,8 @@ def test_a_worker_that_cannot_load_the_tools_says_why_and_stops_the_others(
     """uvicorn's supervisor stops every worker when one exits with its start-up failure status."""
     from uvicorn.config import STARTUP_FAILURE
 
-    from toolkit.providers.mcp import _run
-    from toolkit.providers.mcp._run import Listen, worker_app
+    from toolkit.mcp import _run
+    from toolkit.mcp._run import Listen, worker_app
 
     # A worker process sets the loggers up; this test's process keeps its own.
     monkeypatch.setattr(_run, "configure_logging", lambda level: None)
@@ -903,7 +902,7 @@ def _deploy_commands() -> list[list[str]]:
 
 
 def test_the_deploy_files_run_toolkit_serve_with_flags_it_has() -> None:
-    from toolkit._cli import _parser
+    from toolkit.cli._cli import _parser
 
     for command in _deploy_commands():
         assert command[:2] == ["toolkit", "serve"], command

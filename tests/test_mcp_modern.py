@@ -17,7 +17,7 @@ from mcp.client import Client
 from mcp.shared.exceptions import MCPError
 
 from toolkit import Context, Param, Tool, ToolSet
-from toolkit.providers.mcp import build_server
+from toolkit.mcp import build_server
 
 tools = ToolSet()
 
@@ -415,7 +415,7 @@ def test_the_server_checks_the_header_against_the_argument(
     import httpx2
 
     from tests.test_mcp_http import served
-    from toolkit.providers import mcp
+    from toolkit import mcp
 
     async def main() -> tuple[int, dict[str, Any]]:
         async with (

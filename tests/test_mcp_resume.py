@@ -27,10 +27,9 @@ from tests.test_mcp_http import (
     served,
     session,
 )
-from toolkit import ToolSet
-from toolkit.providers import mcp
-from toolkit.providers.mcp._app import SSE_RETRY_MS
-from toolkit.providers.mcp._sessions import EventLog, Session, current_session
+from toolkit import ToolSet, mcp
+from toolkit.mcp._app import SSE_RETRY_MS
+from toolkit.mcp._sessions import EventLog, Session, current_session
 
 GATES: dict[str, asyncio.Event] = {}
 CANCELLED: set[str] = set()
@@ -437,7 +436,7 @@ def test_the_command_line_takes_sse_poll_with_http_and_sessions_only() -> None:
 
 
 def test_the_start_up_line_says_the_poll() -> None:
-    from toolkit.providers.mcp._run import Listen, startup_line
+    from toolkit.mcp._run import Listen, startup_line
 
     line = startup_line(Listen("127.0.0.1", 8000, {"sse_poll": 30.0}), 2, False)
     assert line.endswith("(auth off, SSE poll 30s)")
@@ -570,7 +569,7 @@ def test_a_session_the_server_has_ended_is_forgotten() -> None:
 
 
 def test_sessions_idle_longer_than_the_sdk_keeps_them_are_pruned() -> None:
-    from toolkit.providers.mcp._sessions import Sessions
+    from toolkit.mcp._sessions import Sessions
 
     sessions = Sessions(None, EventLog(), idle_timeout=1.0)
     idle, busy, fresh = Session(), Session(), Session()
@@ -586,7 +585,7 @@ def test_sessions_idle_longer_than_the_sdk_keeps_them_are_pruned() -> None:
 def test_within_a_session_the_negotiated_version_replaces_other_handshake_versions() -> (
     None
 ):
-    from toolkit.providers.mcp._sessions import _negotiated
+    from toolkit.mcp._sessions import _negotiated
 
     def header(*given: bytes) -> list[bytes]:
         scope = {"headers": [(b"mcp-protocol-version", value) for value in given]}

@@ -171,7 +171,7 @@ def _wait_until_serving(process: subprocess.Popen[bytes]) -> None:
 def test_build_server_without_mcp_says_how_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolkit.providers import mcp as provider
+    from toolkit import mcp as provider
 
     monkeypatch.setitem(sys.modules, "mcp", None)
     with pytest.raises(ImportError, match=r'pip install "toolkit-llm\[mcp\]"'):
@@ -184,7 +184,7 @@ def test_build_server_serves_a_tool_or_a_list_and_refuses_other_items() -> None:
     from mcp import Client
 
     from toolkit import tool
-    from toolkit.providers.mcp import build_server
+    from toolkit.mcp import build_server
 
     @tool
     def double(n: int) -> int:
@@ -215,7 +215,7 @@ def test_build_server_serves_a_tool_or_a_list_and_refuses_other_items() -> None:
 
 
 def test_parse_address() -> None:
-    from toolkit.providers.mcp import parse_address
+    from toolkit.mcp import parse_address
 
     assert parse_address("127.0.0.1:8000") == ("127.0.0.1", 8000)
     assert parse_address(":9000") == ("127.0.0.1", 9000)

@@ -28,8 +28,7 @@ from tests.test_mcp_answers import (
     message,
 )
 from tests.test_mcp_http import served, session
-from toolkit import ToolSet
-from toolkit.providers import mcp
+from toolkit import ToolSet, mcp
 
 LIMIT = 60  # seconds, at most, for anything a test waits on
 

@@ -21,9 +21,8 @@ import pytest
 
 from tests.servers import free_port, wait_for_port
 from tests.test_mcp_http import served
-from toolkit import Context, ToolSet
-from toolkit.providers import mcp
-from toolkit.providers.mcp._tasks import EXTENSION, MemoryTaskStore
+from toolkit import Context, ToolSet, mcp
+from toolkit.mcp._tasks import EXTENSION, MemoryTaskStore
 
 tools = ToolSet()
 stopped: list[str] = []

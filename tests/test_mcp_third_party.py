@@ -34,8 +34,7 @@ from tests import servers
 from tests.conftest import assert_valid_schema, call
 from tests.providers.oracles import assert_round_trip, assert_typed_dict
 from tests.servers import free_port, wait_for_port
-from toolkit import Image, Resource, ResourceLink, Text, ToolResult, ToolSet, lint
-from toolkit.providers import mcp
+from toolkit import Image, Resource, ResourceLink, Text, ToolResult, ToolSet, lint, mcp
 
 ROOT = pathlib.Path(__file__).parent.parent
 LIMIT = 120  # seconds, for each test: npx may fetch its package first

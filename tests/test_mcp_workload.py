@@ -22,7 +22,7 @@ from mcp.client.auth import OAuthFlowError, OAuthTokenError
 from tests.oauth_server import JWT_BEARER, OAuthServer
 from tests.test_mcp_dpop import tools
 from tests.test_mcp_http import run, served
-from toolkit.providers import mcp
+from toolkit import mcp
 
 IDENTITY_KEY = ec.generate_private_key(ec.SECP256R1())
 

@@ -1,6 +1,6 @@
 """The meta-schema check that `Tool.new` runs gives `jsonschema`'s verdict.
 
-`toolkit._invalid.is_schema` is Draft 2020-12's meta-schema compiled once;
+`toolkit.schema._invalid.is_schema` is Draft 2020-12's meta-schema compiled once;
 `jsonschema.Draft202012Validator(META_SCHEMA)` is the oracle. They are held
 equal on every schema and every value of the official JSON Schema test
 suite, and on generated schemas built from every keyword of the meta-schema
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolkit import Tool, ToolDefinitionError
-from toolkit._invalid import is_schema, schema_problem
+from toolkit.schema._invalid import is_schema, schema_problem
 
 SUITE = (
     pathlib.Path(__file__).parent / "data" / "json-schema-test-suite" / "draft2020-12"

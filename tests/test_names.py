@@ -22,7 +22,14 @@ from openai.types.responses import FunctionToolParam
 
 from tests.providers.oracles import assert_round_trip, assert_typed_dict
 from toolkit import Tool, ToolCall, ToolDefinitionError, ToolResult, ToolSet, providers
-from toolkit._names import API_RULES, RULES, TOOL_NAMES, clashes, valid_name, wire_name
+from toolkit.tools._names import (
+    API_RULES,
+    RULES,
+    TOOL_NAMES,
+    clashes,
+    valid_name,
+    wire_name,
+)
 
 API_NAMES = {
     # openai SDK, FunctionDefinition.name: "a-z, A-Z, 0-9, underscores and dashes, max 64"

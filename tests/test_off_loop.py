@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from toolkit import Tool, ToolCall, ToolSet, tool
-from toolkit._call import Binder
-from toolkit._running import is_large
+from toolkit.run._running import is_large
+from toolkit.tools._call import Binder
 
 
 @tool

@@ -19,8 +19,8 @@ from typing_extensions import TypedDict
 
 from tests.conftest import assert_valid_schema
 from toolkit import Tool, ToolDefinitionError, ToolResult, ToolSet, tool
-from toolkit._frozen import FrozenDict
-from toolkit._lint import lint
+from toolkit.cli._lint import lint
+from toolkit.core._frozen import FrozenDict
 from toolkit.providers import anthropic, gemini, mcp, openai, openai_responses
 
 # The protocol versions whose wire types MCP clients check a tools/list against.

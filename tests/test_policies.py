@@ -27,10 +27,10 @@ from toolkit import (
     ToolError,
     ToolResult,
     ToolSet,
-    _policies,
     lint,
     tool,
 )
+from toolkit.policies import _policies
 from toolkit.providers import openai
 
 KEY = b"k" * 32
@@ -650,7 +650,7 @@ class TestRetries:
 def test_lint_and_the_command_line_show_policies(
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from toolkit._cli import main
+    from toolkit.cli._cli import main
 
     counter = Counter()
     tools = ToolSet([deleter(counter, rate="5/minute", max_concurrency=2)])
@@ -702,7 +702,7 @@ def test_the_mcp_server_asks_the_client(
     import mcp.types as types
     from mcp.client import Client
 
-    from toolkit.providers.mcp import build_server
+    from toolkit.mcp import build_server
 
     counter = Counter()
     tools = ToolSet([deleter(counter, destructive=True)])
@@ -736,7 +736,7 @@ def test_a_client_that_cannot_be_asked_gets_an_error_saying_so(mode: str) -> Non
     import mcp.types as types
     from mcp.client import Client
 
-    from toolkit.providers.mcp import build_server
+    from toolkit.mcp import build_server
 
     counter = Counter()
     tools = ToolSet([deleter(counter)])

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from toolkit import Tool, ToolResult, tool
-from toolkit._checker import compile_check
-from toolkit._invalid import jsonschema_validator
+from toolkit.schema._checker import compile_check
+from toolkit.schema._invalid import jsonschema_validator
 
 
 @tool

@@ -34,7 +34,7 @@ from typing_extensions import TypedDict
 
 from tests.conftest import assert_valid_schema
 from toolkit import json_schema
-from toolkit._checker import compile_check
+from toolkit.schema._checker import compile_check
 
 Case = tuple[Any, st.SearchStrategy[Any]]
 _counter = itertools.count()

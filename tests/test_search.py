@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit import AITool, DuplicateToolError, Tool, ToolResult, ToolSet, tool
-from toolkit._search import SearchIndex, _read, search
-from toolkit._words import stem, terms, words
+from toolkit.core._words import stem, terms, words
+from toolkit.sets._search import SearchIndex, _read, search
 
 
 @dataclass(frozen=True)

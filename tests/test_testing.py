@@ -14,8 +14,8 @@ import pytest
 
 from tests.conftest import chat_message
 from toolkit import Image, ToolCall, ToolResult, ToolSet, tool
+from toolkit import mcp as mcp_provider
 from toolkit.providers import anthropic, openai
-from toolkit.providers import mcp as mcp_provider
 from toolkit.testing import Recorder, Replayer
 
 ROOT = pathlib.Path(__file__).parent.parent

@@ -30,7 +30,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
 from opentelemetry.trace import SpanKind, StatusCode
 
 from tests.servers import free_port, wait_for_port
-from toolkit import Context, ToolCall, ToolError, ToolSet, _tracing, tool
+from toolkit import Context, ToolCall, ToolError, ToolSet, tool
+from toolkit.run import _tracing
 
 ROOT = pathlib.Path(__file__).parent.parent
 

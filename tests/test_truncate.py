@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit import ToolCall, ToolResult, ToolSet, tool
-from toolkit._truncate import shorten
+from toolkit.values._truncate import shorten
 
 
 def test_short_text_is_kept() -> None:

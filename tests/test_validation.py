@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolkit import Tool, ToolResult
-from toolkit._checker import compile_check
-from toolkit._invalid import jsonschema_validator
+from toolkit.schema._checker import compile_check
+from toolkit.schema._invalid import jsonschema_validator
 
 SUITE = (
     pathlib.Path(__file__).parent / "data" / "json-schema-test-suite" / "draft2020-12"

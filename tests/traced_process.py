@@ -59,7 +59,7 @@ def main(argv: list[str]) -> None:
     provider.add_span_processor(SimpleSpanProcessor(ToFile(spans)))
     trace.set_tracer_provider(provider)
     if mode == "serve":
-        from toolkit._cli import main as toolkit
+        from toolkit.cli._cli import main as toolkit
 
         sys.exit(
             toolkit(
@@ -75,7 +75,7 @@ def main(argv: list[str]) -> None:
 
 
 async def agent(url: str) -> None:
-    from toolkit.providers import mcp
+    from toolkit import mcp
 
     tracer = trace.get_tracer("agent")
     async with mcp.connect(url) as tools:

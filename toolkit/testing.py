@@ -39,10 +39,10 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
-from ._content import PART_TYPES, Part
-from ._context import Context
-from ._results import ToolCall, ToolResult
-from ._scalars import b64
+from .run._context import Context
+from .values._content import PART_TYPES, Part
+from .values._results import ToolCall, ToolResult
+from .values._scalars import b64
 
 __all__ = ["Recorder", "Replayer", "toolkit_replay"]
 

@@ -6,7 +6,7 @@
 | `toolkit.providers.openai_responses` | OpenAI Responses |
 | `toolkit.providers.anthropic` | Anthropic Messages |
 | `toolkit.providers.gemini` | Google Gemini (google-genai) |
-| `toolkit.providers.mcp` | Model Context Protocol |
+| `toolkit.providers.mcp` | Model Context Protocol (the wire form; `toolkit.mcp` serves and connects) |
 
 Each offers `tools(toolset_or_tools, **options)`, `parse_calls(message)`,
 `results(calls, results)`, `await handle(toolset, agent_id, message)` and
@@ -28,14 +28,6 @@ __all__ = ["NAMES", "get"]
 NAMES: Final = ("openai", "openai_responses", "anthropic", "gemini", "mcp")
 """Every provider, by the name `ToolSet.export` and the command line take."""
 
-_MODULES: Final = {"mcp": "mcp._wire"}
-"""Where a provider's wire form lives when its public module offers more.
-
-`toolkit.providers.mcp` also offers the client and the server, which build
-and serve `ToolSet`s; the set's own `export` needs only the wire form, so
-the table loads that, and the set and its providers import no loop.
-"""
-
 
 def get(name: str) -> ModuleType:
     """The module of provider `name`'s wire form, imported now if it was not yet.
@@ -52,4 +44,4 @@ def get(name: str) -> ModuleType:
         raise ValueError(msg)
     import importlib
 
-    return importlib.import_module(f"{__name__}.{_MODULES.get(name, name)}")
+    return importlib.import_module(f"{__name__}.{name}")

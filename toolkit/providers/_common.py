@@ -6,13 +6,13 @@ import uuid
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
-from toolkit._catalog import offered as listed
-from toolkit._finding import Finding
-from toolkit._results import ToolCall, ToolResult
-from toolkit._tool import Tool, unbound_method_error
+from toolkit.core._finding import Finding
+from toolkit.sets._catalog import offered as listed
+from toolkit.tools._tool import Tool, unbound_method_error
+from toolkit.values._results import ToolCall, ToolResult
 
 if TYPE_CHECKING:
-    from toolkit._toolset import ToolSet
+    from toolkit.sets._toolset import ToolSet
 
 Source: TypeAlias = "ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]]"
 """What `tools(...)` takes: a `ToolSet`, one `Tool`, or tools."""
@@ -64,7 +64,7 @@ def offered(source: Source) -> list[Tool[Any, Any]]:
     """What a request offers of `source` for an API that does not load tools itself.
 
     The eager tools, then `search_tools` when some are deferred, then (for
-    a `ToolSet`) the tools its searches loaded (`toolkit._catalog`).
+    a `ToolSet`) the tools its searches loaded (`toolkit.sets._catalog`).
     """
     if getattr(type(source), "_only_tools", False):
         return source._offered()  # type: ignore[union-attr]

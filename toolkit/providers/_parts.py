@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from toolkit._content import (
+from toolkit.values._content import (
     IMAGE_TYPES,
     PART_TYPES,
     Audio,
@@ -25,8 +25,8 @@ from toolkit._content import (
     describe,
     sniff,
 )
-from toolkit._results import ToolResult
-from toolkit._scalars import b64
+from toolkit.values._results import ToolResult
+from toolkit.values._scalars import b64
 
 __all__ = [
     "LIMITS",
@@ -169,7 +169,7 @@ _SENDS_STRUCTURED: Final = frozenset({"gemini", "mcp"})
 
 
 def _not_json(value: Any) -> bool:
-    from toolkit._json import encode
+    from toolkit.values._json import encode
 
     try:
         encode(value)

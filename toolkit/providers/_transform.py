@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolkit._frozen import freeze
-from toolkit._schema import inline_root, referred_defs
-from toolkit._types import JsonSchema
+from toolkit.core._aliases import JsonSchema
+from toolkit.core._frozen import freeze
+from toolkit.schema._schema import inline_root, referred_defs
 
 __all__ = [
     "NULL",

@@ -20,16 +20,16 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final, Literal
 
-from toolkit._content import Audio, File, Image, Part, Resource
-from toolkit._exceptions import ToolDefinitionError
-from toolkit._finding import Finding
-from toolkit._frozen import FrozenDict, FrozenList, freeze
-from toolkit._names import wire_names
-from toolkit._results import ToolCall, ToolResult
-from toolkit._scalars import b64
-from toolkit._tool import Tool
-from toolkit._types import JsonSchema
-from toolkit._views import named
+from toolkit.core._aliases import JsonSchema
+from toolkit.core._exceptions import ToolDefinitionError
+from toolkit.core._finding import Finding
+from toolkit.core._frozen import FrozenDict, FrozenList, freeze
+from toolkit.tools._names import wire_names
+from toolkit.tools._tool import Tool
+from toolkit.tools._views import named
+from toolkit.values._content import Audio, File, Image, Part, Resource
+from toolkit.values._results import ToolCall, ToolResult
+from toolkit.values._scalars import b64
 
 from ._common import (
     MINTED_PREFIX,

@@ -22,21 +22,21 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any, Final
 
-from toolkit._content import (
+from toolkit.core._aliases import JsonSchema
+from toolkit.core._finding import Finding
+from toolkit.core._frozen import FrozenDict, FrozenList
+from toolkit.tools._names import RULES, wire_name, wire_names
+from toolkit.tools._tool import Tool
+from toolkit.tools._views import kept_views, named
+from toolkit.values._content import (
     Audio,
     File,
     Image,
     Part,
     describe,
 )
-from toolkit._finding import Finding
-from toolkit._frozen import FrozenDict, FrozenList
-from toolkit._names import RULES, wire_name, wire_names
-from toolkit._results import ToolCall, ToolResult
-from toolkit._scalars import b64
-from toolkit._tool import Tool
-from toolkit._types import JsonSchema
-from toolkit._views import kept_views, named
+from toolkit.values._results import ToolCall, ToolResult
+from toolkit.values._scalars import b64
 
 from ._common import Source, field, handler, items, not_strict, offered, pair
 from ._parts import (

@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from toolkit._content import File, Image, Part, Resource
-from toolkit._finding import Finding
-from toolkit._frozen import FrozenDict, FrozenList
-from toolkit._names import wire_names
-from toolkit._results import ToolCall, ToolResult
-from toolkit._tool import Tool
+from toolkit.core._finding import Finding
+from toolkit.core._frozen import FrozenDict, FrozenList
+from toolkit.tools._names import wire_names
+from toolkit.tools._tool import Tool
+from toolkit.values._content import File, Image, Part, Resource
+from toolkit.values._results import ToolCall, ToolResult
 
 from ._common import Source, as_tools, field, handler, items, pair
 from ._parts import as_text, data_url, exportable, image_url, parts_of

@@ -1,0 +1,132 @@
+"""The options of a tool, declared once.
+
+`ToolOptions` is what `Tool.new` takes beside the raw parts; `@tool` and
+`ToolSet.tool` take the same plus `DecoratorOptions`' three. Type checkers
+read the keyword arguments from these TypedDicts (`Unpack`), the docs read
+their docstrings, and `check_options` refuses a misspelt one at run time.
+Defaults live on `Tool` itself, as class attributes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+from toolkit.core._exceptions import ToolDefinitionError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from toolkit.core._aliases import JsonSchema
+    from toolkit.hints._docstrings import DocstringStyle
+    from toolkit.policies._policies import Rate
+    from toolkit.run._context import Context
+    from toolkit.values._results import Widget
+
+__all__ = ["DecoratorOptions", "NewOptions", "ToolOptions", "check_options"]
+
+
+class ToolOptions(TypedDict, total=False):
+    """How a tool runs and how hosts describe it; every option is optional.
+
+    Attributes:
+        widget: The UI widget paired with the tool (default: None).
+        title: A human-readable title, for MCP hosts (default: None).
+        timeout: Seconds a call may take from async code; then the result is
+            an error (default: None, no limit).
+        sequential: Never run beside other calls of the same `ToolSet.run`
+            (default: False).
+        thread: Run a sync function in a worker thread from async code; False
+            runs it inline, for thread-affine libraries (default: True).
+        read_only: MCP hint: the tool does not modify its environment.
+        destructive: MCP hint: the tool may destroy data.
+        idempotent: MCP hint: repeating a call has no further effect.
+        open_world: MCP hint: the tool reaches outside systems.
+        requires_approval: A call runs only after a human approved it: True,
+            or a function `(arguments, context) -> bool` deciding per call
+            (default: False).
+        max_concurrency: At most this many calls at once; a call waits for
+            a slot, never longer than `timeout` (default: None, no limit).
+        rate: At most so many calls in a window, such as `"10/minute"` or
+            `Rate(10, 60, per_agent=True)`; a call over it is an error result
+            that says when to retry (default: None).
+        retries: Run a call again this many times at most when it raises
+            `ToolError(..., retry=True)` or one of `retry_on`, after a
+            growing wait with jitter; only for `idempotent=True` tools
+            (default: 0).
+        retry_on: The exception classes that are worth a retry, with
+            `retries` of 1 or more (default: ()).
+        task: Over MCP, run as a task (the `io.modelcontextprotocol/tasks`
+            extension) for clients that negotiated it: `"optional"` runs
+            synchronously for other clients, `"required"` refuses them
+            (default: None, never a task).
+        defer_loading: Keep the tool out of the first request of a
+            conversation: the model finds it with tool search, and it is
+            sent from then on (default: False).
+        namespace: The group the tool belongs to, for the APIs that group
+            tools (OpenAI Responses) and for search (default: None). A
+            prefixed set's tools are in the prefix's namespace.
+    """
+
+    widget: Widget | None
+    title: str | None
+    timeout: float | None
+    sequential: bool
+    thread: bool
+    read_only: bool | None
+    destructive: bool | None
+    idempotent: bool | None
+    open_world: bool | None
+    requires_approval: bool | Callable[[dict[str, Any], Context[Any]], bool]
+    max_concurrency: int | None
+    rate: str | Rate | None
+    retries: int
+    retry_on: tuple[type[BaseException], ...]
+    task: Literal["optional", "required"] | None
+    defer_loading: bool
+    namespace: str | None
+
+
+class NewOptions(ToolOptions, total=False):
+    """`Tool.new`'s options: those of every tool, plus what a function's annotations and docstring give.
+
+    Attributes:
+        output_schema: The JSON Schema of the structured results, or None.
+        returns: What the tool returns, said to the model with the
+            description (a docstring's Returns text), or None.
+    """
+
+    output_schema: JsonSchema | None
+    returns: str | None
+
+
+class DecoratorOptions(ToolOptions, total=False):
+    """`@tool`'s options: those of every tool, plus what the function gives by default.
+
+    Attributes:
+        name: The tool name (default: the function's `__name__`).
+        description: What the tool does (default: from the docstring).
+        docstring_style: "google", "numpy", "rest" or "epydoc" (default: detected).
+    """
+
+    name: str | None
+    description: str | None
+    docstring_style: DocstringStyle | None
+
+
+def check_options(options: dict[str, Any], allowed: type, where: str) -> None:
+    """Refuse an option that `allowed` (one of the TypedDicts above) does not declare.
+
+    Raises:
+        ToolDefinitionError: Names the unknown option, the closest known one,
+            and every option that `where` takes.
+    """
+    known: frozenset[str] = allowed.__optional_keys__  # type: ignore[attr-defined]
+    unknown = [key for key in options if key not in known]
+    if not unknown:
+        return
+    import difflib
+
+    close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    msg = f"{where} has no option {unknown[0]!r}.{hint} Its options: {', '.join(sorted(known))}"
+    raise ToolDefinitionError(msg)
