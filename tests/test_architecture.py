@@ -1,8 +1,10 @@
 """The package's layering, what it reads of its dependencies, and how few modules a call crosses.
 
-No module imports one that imports it back: imports inside functions count
-(they run, only later), and so do the provider table's imports by name;
-imports under `TYPE_CHECKING` do not. No module reads a dependency's
+No module imports one that imports it back, counting every import: those
+inside functions (they run, only later), those under `TYPE_CHECKING` (a
+type names its module as surely as a call does) and the provider table's
+imports by name. Each subpackage is a layer, and no layer imports a later
+one (`LAYERS`). No module reads a dependency's
 private names (`_private_uses` says the rule): those change without notice
 in any release. The modules a call crosses are counted with
 `sys.setprofile`, in every thread, never timed.
@@ -37,23 +39,11 @@ def _modules() -> dict[str, pathlib.Path]:
     return found
 
 
-def _type_checking_nodes(tree: ast.AST) -> set[int]:
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for statement in node.body:
-                skipped.update(id(inner) for inner in ast.walk(statement))
-    return skipped
-
-
 def _imports(name: str, path: pathlib.Path, modules: set[str]) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    skipped = _type_checking_nodes(tree)
     found: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -94,6 +84,47 @@ def _cycle_from(start: str, graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+LAYERS = (
+    "core",
+    "values",
+    "hints",
+    "schema",
+    "run",
+    "policies",
+    "tools",
+    "providers",
+    "sets",
+    "mcp",
+    "cli",
+)
+"""The subpackages of toolkit, lowest first; the package, `__main__` and `testing` sit on top."""
+
+
+def _layer(name: str) -> int:
+    parts = name.split(".")
+    return LAYERS.index(parts[1]) if parts[1:2] and parts[1] in LAYERS else len(LAYERS)
+
+
+def test_no_layer_imports_a_later_one() -> None:
+    graph = _graph()
+    upward = sorted(
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        for target in targets
+        if _layer(target) > _layer(name)
+    )
+    assert upward == []
+
+
+def test_every_module_is_in_a_layer_or_on_top() -> None:
+    top = {
+        name
+        for name in _modules()
+        if _layer(name) == len(LAYERS) and name.count(".") <= 1
+    }
+    assert top == {"toolkit", "toolkit.__main__", "toolkit.testing"}
+
+
 def test_the_import_graph_has_no_cycle() -> None:
     graph = _graph()
     cycles = [cycle for name in graph if (cycle := _cycle_from(name, graph))]
@@ -107,6 +138,9 @@ def test_the_check_sees_a_lazy_import_and_the_table() -> None:
         "toolkit.schema._elicit" in graph["toolkit.run._context"]
     )  # imported inside a method
     assert "toolkit.sets._toolset" not in graph["toolkit.providers._common"]
+    assert (
+        "toolkit.values._results" in graph["toolkit.tools._call"]
+    )  # under TYPE_CHECKING too
     looped = {
         **graph,
         "toolkit.hints._annotations": graph["toolkit.hints._annotations"]

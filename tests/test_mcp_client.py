@@ -899,22 +899,22 @@ def test_image_bytes_survive_the_trip() -> None:
     """The base64 of a content block is decoded once, to the bytes the server had."""
     from mcp import types as mcp_types
 
-    from toolkit.mcp._client import _result
+    from toolkit.mcp._definitions import result_of
 
     png = b"\x89PNG\r\n\x1a\nrest"
     block = mcp_types.ImageContent(
         type="image", data=base64.b64encode(png).decode(), mime_type="image/png"
     )
-    result = _result(mcp_types.CallToolResult(content=[block]))
+    result = result_of(mcp_types.CallToolResult(content=[block]))
     assert result.content == (Image(data=png, mime_type="image/png"),)
 
 
 def test_an_input_schema_without_a_type_is_an_object_schema() -> None:
     from mcp import types as mcp_types
 
-    from toolkit.mcp._client import _new_tool, _usable_tools
+    from toolkit.mcp._definitions import new_tool, usable_tools
 
-    (listed,) = _usable_tools(
+    (listed,) = usable_tools(
         {
             "tools": [
                 {
@@ -931,7 +931,7 @@ def test_an_input_schema_without_a_type_is_an_object_schema() -> None:
     async def execute(agent_id: str, call_id: str, args: Any) -> ToolResult:
         return ToolResult(str(args))
 
-    made = _new_tool("find", definition, execute, {})
+    made = new_tool("find", definition, execute, {})
     assert made.parameters == {
         "type": "object",
         "properties": {"q": {"type": "string"}},

@@ -486,8 +486,8 @@ def test_serve_from_python_refuses_what_the_command_refuses() -> None:
 
 def test_workers_find_a_toolset_by_the_module_that_holds_it() -> None:
     from toolkit import ToolSet
-    from toolkit.cli._target import load_target
     from toolkit.mcp._run import import_path
+    from toolkit.sets._target import load_target
 
     found = import_path(TOOLS)  # a module holding it, as workers would import it
     assert load_target(found).names == TOOLS.names

@@ -12,11 +12,10 @@ from .core._exceptions import ToolkitError as ToolkitError
 from .core._finding import Finding as Finding
 from .core._version import __version__ as __version__
 from .hints._param import Param as Param
-from .policies._policies import Approval as Approval
 from .policies._policies import Rate as Rate
 from .run._context import Context as Context
+from .run._context import Host as Host
 from .run._host import Elicited as Elicited
-from .run._host import Host as Host
 from .sets._toolset import ToolSet as ToolSet
 from .tools._tool import AITool as AITool
 from .tools._tool import Tool as Tool
@@ -28,6 +27,7 @@ from .values._content import Image as Image
 from .values._content import Resource as Resource
 from .values._content import ResourceLink as ResourceLink
 from .values._content import Text as Text
+from .values._results import Approval as Approval
 from .values._results import TextUI as TextUI
 from .values._results import ToolCall as ToolCall
 from .values._results import ToolResult as ToolResult

@@ -21,12 +21,14 @@ from collections.abc import Sequence
 from typing import Any, Final, TypeAlias
 
 from toolkit.core._version import __version__
+from toolkit.sets._target import TargetError, load_target
 from toolkit.sets._toolset import ToolSet
 from toolkit.values._content import Text, describe, save_part
 
 from . import _hosts_config as hosts
+from ._help import EXAMPLES, PYTHON_TARGET_HELP, TARGET_HELP
+from ._init import write_starter
 from ._lint import Finding, lint
-from ._target import TargetError, load_target
 
 __all__ = ["main"]
 
@@ -56,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     options = _parser().parse_args(argv)
     if options.command == "init":
-        return _init(pathlib.Path(options.folder))
+        return write_starter(pathlib.Path(options.folder))
     if options.target.startswith(_MCP_PREFIX):
         return _with_mcp_server(options)
     if options.command == "serve":
@@ -95,85 +97,11 @@ def _with_mcp_server(options: argparse.Namespace) -> int:
         raise TargetError(str(error)) from None
 
 
-_PYTHON_TARGET_HELP = "path/to/file.py or package.module, optionally :attribute (a ToolSet, a Tool or a list)"
-_TARGET_HELP = (
-    f"{_PYTHON_TARGET_HELP}; "
-    'or an MCP server: mcp:"COMMAND LINE" (stdio) or mcp:URL (streamable HTTP)'
-)
-
-_EXAMPLES: Final = {
-    "toolkit": """\
-examples:
-  toolkit init
-  toolkit schema tools.py --format openai
-  toolkit call tools.py word_count '{"text": "to be or not to be"}'
-  toolkit lint tools.py
-  toolkit serve tools.py
-  toolkit dev tools.py
-  toolkit install claude-desktop tools.py
-""",
-    "schema": """\
-examples:
-  toolkit schema tools.py
-  toolkit schema tools.py --format openai --strict
-  toolkit schema tools.py:tools --format anthropic
-  toolkit schema my_package.tools --format gemini
-  toolkit schema mcp:"uvx mcp-server-time" --format gemini
-""",
-    "call": """\
-examples:
-  toolkit call tools.py word_count '{"text": "to be or not to be", "unique": true}'
-  toolkit call tools.py:tools capital '{"country": "Japan"}' --agent-id me
-  toolkit call my_package.tools list_files
-  toolkit call tools.py screenshot '{"url": "https://example.com"}' --save-parts out/
-  toolkit call mcp:http://127.0.0.1:8000/mcp get_weather '{"city": "Paris"}'
-""",
-    "lint": """\
-examples:
-  toolkit lint tools.py
-  toolkit lint tools.py:tools
-  toolkit lint tools.py --gemini-openapi
-  toolkit lint mcp:"npx -y @modelcontextprotocol/server-everything"
-""",
-    "budget": """\
-examples:
-  toolkit budget tools.py
-  toolkit budget tools.py:tools --format anthropic
-  toolkit budget mcp:"uvx mcp-server-time" --format openai
-""",
-    "serve": """\
-examples:
-  toolkit serve tools.py
-  toolkit serve /absolute/path/to/tools.py:tools
-  toolkit serve tools.py --http 127.0.0.1:8000
-  toolkit serve tools.py --http 0.0.0.0:8000 --auth-token-env TOKEN --allowed-host tools.example.com
-  toolkit serve pkg.tools --http 0.0.0.0:8000 --no-auth --stateless --workers 4
-""",
-    "dev": """\
-examples:
-  toolkit dev tools.py
-  toolkit dev tools.py:tools --dry-run
-""",
-    "install": """\
-examples:
-  toolkit install claude-desktop tools.py --dry-run
-  toolkit install cursor tools.py:tools --name weather
-  toolkit install vscode tools.py --env API_KEY=secret
-  toolkit install claude-code /absolute/path/to/tools.py
-""",
-    "init": """\
-examples:
-  toolkit init
-  toolkit init my_tools
-""",
-}
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolkit",
         description="Turn annotated Python functions into LLM tools.",
-        epilog=_EXAMPLES["toolkit"],
+        epilog=EXAMPLES["toolkit"],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"toolkit {__version__}")
@@ -201,14 +129,14 @@ def _command(
     help: str,
     description: str,
     *,
-    target: str | None = _TARGET_HELP,
+    target: str | None = TARGET_HELP,
 ) -> argparse.ArgumentParser:
     """A subcommand; `target`: the help of its TARGET, None when it takes none."""
     command = commands.add_parser(
         name,
         help=help,
         description=description,
-        epilog=_EXAMPLES[name],
+        epilog=EXAMPLES[name],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     if target is not None:
@@ -426,7 +354,7 @@ def _serve_command(commands: _Commands) -> None:
         "serve the tools over MCP (stdio, or streamable HTTP)",
         "Serve the tools over MCP: stdio by default, streamable HTTP with --http.\n"
         'Needs the mcp extra: pip install "toolkit-llm[mcp]".',
-        target=_PYTHON_TARGET_HELP,  # an MCP server's tools are served by that server
+        target=PYTHON_TARGET_HELP,  # an MCP server's tools are served by that server
     )
     from toolkit.mcp import _app as app
     from toolkit.mcp import _run as run
@@ -669,7 +597,7 @@ def _dev_command(commands: _Commands) -> None:
         "open the MCP Inspector on the tools' server",
         "Open the official MCP Inspector (a web page to list and call the tools)\n"
         "on `toolkit serve TARGET`, through npx: needs Node.js.",
-        target=_PYTHON_TARGET_HELP,
+        target=PYTHON_TARGET_HELP,
     )
     dev.add_argument(
         "--dry-run", action="store_true", help="print the command instead of running it"
@@ -690,7 +618,7 @@ def _install_command(commands: _Commands) -> None:
     install.add_argument(
         "host", metavar="HOST", choices=hosts.HOSTS, help=", ".join(hosts.HOSTS)
     )
-    install.add_argument("target", metavar="TARGET", help=_PYTHON_TARGET_HELP)
+    install.add_argument("target", metavar="TARGET", help=PYTHON_TARGET_HELP)
     install.add_argument(
         "--name", help="the server's name in the host (default: the target's name)"
     )
@@ -733,131 +661,3 @@ def _init_command(commands: _Commands) -> None:
         default=".",
         help="where to write them (default: the current folder)",
     )
-
-
-def _init(folder: pathlib.Path) -> int:
-    """Write the starter files into `folder`; refuse if either exists."""
-    files = {folder / name: text for name, text in _STARTER.items()}
-    for path in files:
-        if path.exists():
-            msg = f"{path} exists; toolkit init writes nothing over an existing file. Move it away or give another folder"
-            raise TargetError(msg)
-    folder.mkdir(parents=True, exist_ok=True)
-    for path, text in files.items():
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path}")
-    source, test = files
-    print(
-        "\nTry:\n"
-        f"  toolkit schema {source} --format openai\n"
-        f'  toolkit call {source} capital \'{{"country": "Japan"}}\'\n'
-        f"  toolkit lint {source}\n"
-        f"  python -m pytest {test}   # needs pytest"
-    )
-    return 0
-
-
-_STARTER_TOOLS = '''\
-"""Tools for an LLM, made with toolkit: each decorated function is one tool.
-
-The type hints become the JSON Schema the model fills in, and the docstring
-the descriptions it reads. Try them from the command line:
-
-    toolkit schema tools.py --format openai
-    toolkit call tools.py word_count '{"text": "to be or not to be", "unique": true}'
-    toolkit lint tools.py
-    toolkit serve tools.py   # an MCP server: pip install "toolkit-llm[mcp]"
-"""
-
-from __future__ import annotations
-
-from toolkit import ToolError, ToolSet
-
-tools = ToolSet()
-
-CAPITALS = {"france": "Paris", "japan": "Tokyo", "kenya": "Nairobi", "peru": "Lima"}
-
-
-@tools.tool
-def word_count(text: str, unique: bool = False) -> int:
-    """Count the words in a text.
-
-    Args:
-        text: The text whose words to count.
-        unique: Count each different word once, ignoring case.
-    """
-    words = text.split()
-    if unique:
-        return len({word.lower() for word in words})
-    return len(words)
-
-
-@tools.tool(read_only=True)
-def capital(country: str) -> str:
-    """Give the capital city of a country.
-
-    Args:
-        country: The country's English name, for example "Japan".
-    """
-    found = CAPITALS.get(country.strip().lower())
-    if found is None:
-        known = ", ".join(name.title() for name in CAPITALS)
-        # A ToolError's message is exactly what the model reads.
-        message = f"No capital known for {country!r}. Known countries: {known}."
-        raise ToolError(message)
-    return found
-'''
-
-_STARTER_TEST = '''\
-"""Tests for tools.py; run them with `python -m pytest`.
-
-`tools.execute(agent_id, call_id, name, arguments)` runs a call the way a
-model's call arrives: by name, with the arguments as JSON. It never raises;
-a mistake becomes an error result whose text the model reads.
-"""
-
-from __future__ import annotations
-
-from tools import capital, tools, word_count
-
-
-def test_the_functions_still_work_as_plain_python() -> None:
-    assert word_count("to be or not to be") == 6
-    assert capital("Japan") == "Tokyo"
-
-
-def test_the_model_sees_documented_parameters() -> None:
-    parameters = tools["word_count"].parameters
-    assert parameters["required"] == ["text"]
-    assert parameters["properties"]["unique"] == {
-        "type": "boolean",
-        "default": False,
-        "description": "Count each different word once, ignoring case.",
-    }
-
-
-def test_a_call_from_a_model() -> None:
-    arguments = \'{"text": "to be or not to be", "unique": true}\'
-    result = tools.execute("test", "call-1", "word_count", arguments)
-    assert (result.is_error, result.text) == (False, "4")
-
-
-def test_bad_arguments_tell_the_model_what_to_fix() -> None:
-    result = tools.execute("test", "call-1", "capital", \'{"county": "Japan"}\')
-    assert result.is_error
-    assert result.text.splitlines() == [
-        \'Invalid arguments for tool "capital":\',
-        "- country: required property is missing",
-        "- county: unknown argument; valid arguments: country",
-    ]
-
-
-def test_a_tool_error_is_what_the_model_reads() -> None:
-    result = tools.execute("test", "call-1", "capital", {"country": "Atlantis"})
-    assert result.is_error
-    assert result.text == (
-        "No capital known for \'Atlantis\'. Known countries: France, Japan, Kenya, Peru."
-    )
-'''
-
-_STARTER: Final = {"tools.py": _STARTER_TOOLS, "test_tools.py": _STARTER_TEST}

@@ -33,9 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolkit.sets._target import TargetError, split_target, target_name
 from toolkit.sets._toolset import ToolSet
-
-from ._target import TargetError, split_target, target_name
 
 __all__ = ["HOSTS", "config_path", "dev", "install", "server_entry"]
 

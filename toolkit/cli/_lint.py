@@ -14,7 +14,7 @@ from typing import Any
 from toolkit.core._exceptions import ToolDefinitionError
 from toolkit.core._finding import Finding
 from toolkit.schema._contradictions import contradictions
-from toolkit.sets._catalog import shadowed_search
+from toolkit.tools._deferred import shadowed_search
 from toolkit.tools._names import API_RULES, check_name, wire_name
 from toolkit.tools._tool import Tool, unbound_method_error
 

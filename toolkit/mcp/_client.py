@@ -1,7 +1,7 @@
 """The client side of MCP: any MCP server's tools, as a live `ToolSet`.
 
 ```python
-from toolkit.providers import mcp
+from toolkit import mcp
 
 async with mcp.connect("uvx mcp-server-time") as time_tools:
     tools = local | time_tools.prefixed("time_")
@@ -28,29 +28,25 @@ so that a dead server is never hammered. Calls are never sent twice.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import functools
 import math
-import shlex
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from toolkit.core._exceptions import ToolDefinitionError
-from toolkit.core._log import log_failure, log_warning, logger
+from toolkit.core._log import log_warning, logger
 from toolkit.run._context import Context
 from toolkit.run._running import in_thread, is_seconds, thread_waiting_here
-from toolkit.schema._preview import preview
 from toolkit.tools._names import API_RULES, TOOL_NAMES, clashes, wire_name
 from toolkit.tools._tool import Tool
-from toolkit.values._content import Audio, Image, Part, Resource, ResourceLink, Text
-from toolkit.values._json import encode
 from toolkit.values._results import ToolResult
 
+from ._address import BACKOFF, Backoff, ServerAddress
 from ._client_host import HostBridge
 from ._client_tasks import DEADLINE, tasks_extension
+from ._definitions import cause, dump, first_error, new_tool, result_of, tool_options
 
 if TYPE_CHECKING:
     import asyncio
@@ -67,47 +63,6 @@ _LIST_PAGES: Final = 100  # a server whose tools/list never ends cannot hang con
 _INSTALL_HINT: Final = (
     'Connecting to MCP servers needs the `mcp` package: pip install "toolkit-llm[mcp]"'
 )
-
-
-class Backoff:
-    """How a broken connection is opened again.
-
-    Attributes:
-        tries: Connection attempts in one round.
-        first_wait: Seconds before the second attempt of a round; doubles.
-        round_wait: Seconds after a failed round during which calls fail at
-            once without trying; doubles after each failed round.
-        max_round_wait: The longest wait between rounds.
-        connect_seconds: How long one attempt may take (a server started
-            with `uvx` or `npx` may install itself first).
-    """
-
-    __slots__ = (
-        "connect_seconds",
-        "first_wait",
-        "max_round_wait",
-        "round_wait",
-        "tries",
-    )
-
-    def __init__(
-        self,
-        *,
-        tries: int = 3,
-        first_wait: float = 0.25,
-        round_wait: float = 1.0,
-        max_round_wait: float = 30.0,
-        connect_seconds: float = 60.0,
-    ) -> None:
-        self.tries = tries
-        self.first_wait = first_wait
-        self.round_wait = round_wait
-        self.max_round_wait = max_round_wait
-        self.connect_seconds = connect_seconds
-
-
-BACKOFF = Backoff()
-"""The policy every connection follows (tests shorten its waits)."""
 
 
 @contextlib.asynccontextmanager
@@ -179,7 +134,7 @@ async def connect(
         import mcp  # noqa: F401  # only to see that it is there
     except ImportError:
         raise ImportError(_INSTALL_HINT) from None
-    spec = _ServerAddress.of(target, headers=headers, auth=auth, env=env, cwd=cwd)
+    spec = ServerAddress.of(target, headers=headers, auth=auth, env=env, cwd=cwd)
     remote = _Remote(spec, host=host, timeout=_check_timeout(timeout))
     try:
         await remote.start()
@@ -198,247 +153,6 @@ def _check_timeout(timeout: object) -> float | None:
 
 
 # ---------------------------------------------------------------- targets
-
-
-class _ServerAddress:
-    """Where the server is and how to reach it; each connection makes a new transport."""
-
-    def __init__(
-        self,
-        *,
-        label: str,
-        argv: list[str] | None = None,
-        url: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        auth: Any = None,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
-    ) -> None:
-        self.label = label
-        self.argv = argv
-        self.url = url
-        self.headers = dict(headers) if headers is not None else None
-        self.auth = auth
-        self.env = dict(env) if env is not None else None
-        self.cwd = cwd
-
-    @classmethod
-    def of(
-        cls,
-        target: str | Sequence[str],
-        *,
-        headers: Mapping[str, str] | None,
-        auth: Any,
-        env: Mapping[str, str] | None,
-        cwd: str | None,
-    ) -> _ServerAddress:
-        if isinstance(target, str) and target.startswith(("http://", "https://")):
-            if env is not None or cwd is not None:
-                msg = (
-                    f"env and cwd apply to a server started over stdio, not to {target}"
-                )
-                raise ValueError(msg)
-            return cls(label=_shown_url(target), url=target, headers=headers, auth=auth)
-        argv = _argv(target)
-        if headers is not None or auth is not None:
-            msg = f"headers and auth apply to a server over HTTP, not to the command {shlex.join(argv)!r}"
-            raise ValueError(msg)
-        return cls(label=shlex.join(argv), argv=argv, env=env, cwd=cwd)
-
-    @contextlib.asynccontextmanager
-    async def transport(self, on_end: Callable[[], None]) -> AsyncIterator[Any]:
-        """The SDK transport's streams, the read side watched for its end."""
-        async with contextlib.AsyncExitStack() as stack:
-            if self.url is not None:
-                import httpx2
-                from mcp.client.streamable_http import streamable_http_client
-
-                # The SDK's own client's timeouts: a server may hold a
-                # response stream open for long, so reading waits 5 minutes.
-                timeout = httpx2.Timeout(30.0, read=300.0)
-                http = await stack.enter_async_context(
-                    httpx2.AsyncClient(
-                        headers=self.headers, auth=self.auth, timeout=timeout
-                    )
-                )
-                streams = streamable_http_client(self.url, http_client=http)
-            else:
-                from mcp.client.stdio import StdioServerParameters, stdio_client
-
-                assert self.argv is not None  # a target is a URL or a command
-                command, *args = self.argv
-                params = StdioServerParameters(
-                    command=command, args=args, env=self.env, cwd=self.cwd
-                )
-                _say_when_stdout_is_not_mcp()
-                streams = stdio_client(params)
-            read, write = await stack.enter_async_context(streams)
-            yield _Watched(read, on_end, self.label), write
-
-
-_NOT_MCP: Final = (
-    "The MCP server's stdout is not MCP: it wrote %s, which is not a JSON-RPC "
-    "message (a stdio server writes only MCP messages to stdout; its logs go to stderr)"
-)
-
-
-def _say_when_stdout_is_not_mcp() -> None:
-    """One line, not the SDK's traceback, for a stdio server's stdout line that is not JSON-RPC.
-
-    The SDK logs that line's parse failure with its traceback on its
-    `mcp.client.stdio` logger, which Python prints when the application
-    configured no logging: a server that prints a banner looks like a crash.
-    The SDK still skips the line; a filter added once words the record.
-    """
-    import logging
-
-    found = logging.getLogger("mcp.client.stdio")
-    if _not_mcp not in found.filters:
-        found.addFilter(_not_mcp)
-
-
-def _not_mcp(record: Any) -> bool:
-    error = record.exc_info[1] if record.exc_info else None
-    if isinstance(error, ValueError):  # the line is not JSON-RPC (or not UTF-8)
-        listed = getattr(
-            error, "errors", None
-        )  # pydantic's ValidationError has the line
-        try:
-            wrote = preview(listed()[0]["input"]) if listed else "a line"
-        except Exception:  # not the error of a line
-            wrote = "a line"
-        record.msg, record.args = _NOT_MCP, (wrote,)
-        record.exc_info = record.exc_text = None
-    return True
-
-
-def _argv(target: str | Sequence[str]) -> list[str]:
-    if isinstance(target, str):
-        try:
-            argv = shlex.split(target)
-        except ValueError as error:
-            msg = f"Cannot split the command line {target!r}: {error}"
-            raise ValueError(msg) from None
-    elif isinstance(target, Sequence) and all(isinstance(arg, str) for arg in target):
-        argv = list(target)
-    else:
-        msg = f"An MCP server is a command line, a list of arguments or an http(s):// URL; got {target!r}"
-        raise ValueError(msg)
-    if not argv:
-        msg = "The command that starts the MCP server is empty"
-        raise ValueError(msg)
-    return argv
-
-
-def _shown_url(url: str) -> str:
-    """The URL without user name and password, for messages."""
-    scheme, _, rest = url.partition("://")
-    authority, slash, path = rest.partition("/")
-    return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
-
-
-class _Watched:
-    """The transport's read stream, telling when it ends: the server is gone.
-
-    The SDK notices the end only when a request fails; knowing it at once
-    lets the next call connect again instead of failing first. It also
-    leaves out of a `tools/list` result each tool that the SDK would refuse
-    (`_usable_tools`): the SDK checks the result as a whole, so that one bad
-    definition would make every tool of the server unusable.
-    """
-
-    def __init__(self, inner: Any, on_end: Callable[[], None], label: str) -> None:
-        self._inner = inner
-        self._on_end = on_end
-        self._label = label
-        self._version = _FALLBACK_VERSION
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def __aenter__(self) -> _Watched:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __aiter__(self) -> _Watched:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return self._read(await self._inner.receive())
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._on_end()
-            raise StopAsyncIteration from None
-
-    async def receive(self) -> Any:
-        import anyio
-
-        try:
-            return self._read(await self._inner.receive())
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._on_end()
-            raise
-
-    def _read(self, item: Any) -> Any:
-        result = getattr(getattr(item, "message", None), "result", None)
-        if isinstance(result, dict):
-            version = result.get("protocolVersion")
-            if isinstance(version, str):  # the initialize handshake's answer
-                self._version = version
-            supported = result.get("supportedVersions")
-            if isinstance(supported, list):  # server/discover's (2026-07-28 on)
-                self._version = _adopted(supported, self._version)
-            tools = result.get("tools")
-            if isinstance(tools, list):
-                result["tools"] = _usable_tools(result, self._version, self._label)
-        return item
-
-
-_FALLBACK_VERSION: Final = "2025-11-25"  # the SDK's own, before a version is agreed
-
-
-def _adopted(supported: list[Any], current: str) -> str:
-    """The version the SDK's client adopts from a discover answer: the newest modern one both speak."""
-    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
-    modern = [item for item in supported if item in MODERN_PROTOCOL_VERSIONS]
-    return max(modern) if modern else current
-
-
-def _usable_tools(listed: dict[str, Any], version: str, label: str) -> list[Any]:
-    """The listed tools that the SDK's check of `tools/list` accepts; a warning for each other.
-
-    An `inputSchema` without a `type` (which MCP asks for, and some servers
-    leave out) is taken as the object schema it describes.
-    """
-    from mcp_types.methods import validate_server_result
-
-    kept = []
-    for tool in listed["tools"]:
-        schema = tool.get("inputSchema") if isinstance(tool, dict) else None
-        if isinstance(schema, dict) and "type" not in schema:
-            tool = {**tool, "inputSchema": {"type": "object", **schema}}
-        try:
-            validate_server_result("tools/list", version, {**listed, "tools": [tool]})
-        except Exception as error:  # pydantic's ValidationError, an unknown version
-            name = tool.get("name") if isinstance(tool, dict) else None
-            log_warning(
-                "MCP server %r: the tool %r is left out: its definition is not one MCP allows: %s",
-                label,
-                name if isinstance(name, str) else "(no name)",
-                _cause(error).splitlines()[0],
-            )
-            continue
-        kept.append(tool)
-    return kept
-
-
-# ---------------------------------------------------------------- connections
 
 
 class _Unavailable(Exception):
@@ -477,7 +191,7 @@ class _Remote:
     """One MCP server: its connection, its tools (the live `ToolSet`) and its calls."""
 
     def __init__(
-        self, target: _ServerAddress, *, host: Any, timeout: float | None
+        self, target: ServerAddress, *, host: Any, timeout: float | None
     ) -> None:
         import anyio
         from mcp.client.caching import CacheConfig, InMemoryResponseCacheStore
@@ -525,7 +239,7 @@ class _Remote:
         try:
             await self._refresh_from(link)
         except Exception as error:  # whatever the server sent instead of its tools
-            msg = f'Cannot connect to MCP server "{self.label}": its tool list could not be read: {_cause(error)}'
+            msg = f'Cannot connect to MCP server "{self.label}": its tool list could not be read: {cause(error)}'
             raise ConnectionError(msg) from None
 
     async def close(self) -> None:
@@ -590,8 +304,8 @@ class _Remote:
                     link.settled.set()
                     await self._serve(link, client)
             except Exception as error:  # this connection's end, never the caller's
-                link.error = _first(error)
-                link.end(_cause(error))
+                link.error = first_error(error)
+                link.end(cause(error))
                 logger().debug(
                     "MCP server %r: the connection ended", self.label, exc_info=error
                 )
@@ -694,7 +408,7 @@ class _Remote:
             log_warning(
                 "MCP server %r: its tool list could not be read again: %s",
                 self.label,
-                _cause(error),
+                cause(error),
             )
 
     async def _refresh_from(self, link: _Link) -> None:
@@ -749,7 +463,7 @@ class _Remote:
         for remote, definition in unique.items():
             if remote in left_out:
                 continue
-            dumped = _dump(definition)
+            dumped = dump(definition)
             kept = known.get(remote)
             if kept is not None and kept[0] == dumped:
                 item: Tool[Any, Any] | None = kept[1]
@@ -783,10 +497,10 @@ class _Remote:
 
     def _tool(self, definition: Any, name: str) -> Tool[Any, Any] | None:
         """The `Tool` of one remote tool, or None (with a warning) when its schema cannot be used."""
-        options = _options(definition)
+        options = tool_options(definition)
         execute = self._executor(definition.name)
         try:
-            made = _new_tool(name, definition, execute, options)
+            made = new_tool(name, definition, execute, options)
         except Exception as error:  # a ToolDefinitionError, or a check that broke on it
             log_warning(
                 "MCP server %r: the tool %r is left out: %s",
@@ -852,7 +566,7 @@ class _Remote:
             except _Unavailable as error:
                 return self._error(remote, f"it is unavailable: {error}")
             except Exception as error:  # listing the tools again failed
-                return self._error(remote, _cause(error))
+                return self._error(remote, cause(error))
             assert link.client is not None  # a live link
             ends = time.monotonic() + (
                 math.inf if self.timeout is None else self.timeout
@@ -872,11 +586,11 @@ class _Remote:
             except RuntimeError as error:  # the SDK's check of structured content
                 return self._error(remote, str(error))
             except Exception as error:  # a transport failure: this connection is over
-                link.end(_cause(error))
-                return self._error(remote, _cause(error))
+                link.end(cause(error))
+                return self._error(remote, cause(error))
             finally:
                 DEADLINE.reset(deadline)
-            return _result(result)
+            return result_of(result)
         raise AssertionError  # pragma: no cover  # the second attempt returns
 
     async def _undelivered(self, link: _Link, error: Any) -> bool:
@@ -958,136 +672,3 @@ def _listens_for_changes(client: Client) -> bool:
         and tools is not None
         and bool(tools.list_changed)
     )
-
-
-def _first(error: BaseException) -> BaseException:
-    """The first error of an exception group (the SDK's task groups raise them); else `error`."""
-    while getattr(error, "exceptions", None):
-        error = error.exceptions[0]  # type: ignore[attr-defined]
-    return error
-
-
-def _cause(error: BaseException) -> str:
-    """What went wrong, in one line: the first error of a group, its type and message."""
-    error = _first(error)
-    message = getattr(getattr(error, "error", None), "message", None) or str(error)
-    if isinstance(error, OSError) and not message:
-        message = error.strerror or ""
-    kind = type(error).__name__
-    return f"{kind}: {message}" if message else kind
-
-
-# ---------------------------------------------------------------- tools and results
-
-
-def _options(definition: Any) -> dict[str, Any]:
-    annotations = definition.annotations
-    title = definition.title or (annotations.title if annotations is not None else None)
-    options: dict[str, Any] = {"thread": False}
-    if title:
-        options["title"] = title
-    if annotations is not None:
-        for attribute, hint in _HINTS:
-            value = getattr(annotations, hint)
-            if value is not None:
-                options[attribute] = value
-    return options
-
-
-_HINTS: Final = (
-    ("read_only", "read_only_hint"),
-    ("destructive", "destructive_hint"),
-    ("idempotent", "idempotent_hint"),
-    ("open_world", "open_world_hint"),
-)
-
-
-def _new_tool(
-    name: str, definition: Any, execute: Any, options: dict[str, Any]
-) -> Tool[Any, Any]:
-    """`Tool.new` from the remote definition; an output schema toolkit cannot use is dropped."""
-    parameters = definition.input_schema
-    output = definition.output_schema
-    if output is not None:
-        returns = output.get("description")
-        if isinstance(returns, str) and returns:
-            options["returns"] = returns
-        try:
-            return Tool.new(
-                name=name,
-                description=definition.description or "",
-                parameters=parameters,
-                execute_fn=execute,
-                output_schema=output,
-                **options,
-            )
-        except ToolDefinitionError as error:
-            if "output_schema" not in str(error):
-                raise
-            log_warning("MCP tool %r: its outputSchema is left out: %s", name, error)
-            options.pop("returns", None)
-    return Tool.new(
-        name=name,
-        description=definition.description or "",
-        parameters=parameters,
-        execute_fn=execute,
-        **options,
-    )
-
-
-def _dump(definition: Any) -> str:
-    return str(definition.model_dump_json(by_alias=True, exclude_none=True))
-
-
-def _result(result: Any) -> ToolResult:
-    """A `CallToolResult` as a `ToolResult`: text, parts, `structured`, `is_error`."""
-    parts = tuple(_part(block) for block in result.content)
-    structured = result.structured_content
-    is_error = bool(result.is_error)
-    if all(isinstance(part, Text) for part in parts):
-        texts = [part.text for part in parts if isinstance(part, Text)]
-        text = "\n".join(texts)
-        if not texts and structured is not None:
-            text = encode(structured)
-        return ToolResult(text, is_error, None, None if is_error else structured)
-    text = "\n".join(part.text for part in parts if isinstance(part, Text))
-    return ToolResult(text, is_error, None, None if is_error else structured, parts)
-
-
-def _part(block: Any) -> Part:
-    """One content block as a content part; one that cannot be read becomes a text saying so."""
-    kind = getattr(block, "type", None)
-    try:
-        if kind == "text":
-            return Text(block.text)
-        if kind == "image":
-            return Image(data=_bytes(block.data), mime_type=block.mime_type)
-        if kind == "audio":
-            return Audio(data=_bytes(block.data), mime_type=block.mime_type)
-        if kind == "resource":
-            contents = block.resource
-            text = getattr(contents, "text", None)
-            if text is not None:
-                return Resource(
-                    str(contents.uri), mime_type=contents.mime_type, text=text
-                )
-            return Resource(
-                str(contents.uri),
-                mime_type=contents.mime_type,
-                data=_bytes(contents.blob),
-            )
-        if kind == "resource_link":
-            return ResourceLink(
-                str(block.uri),
-                block.name,
-                mime_type=block.mime_type,
-                description=block.description,
-            )
-    except (ValueError, TypeError) as error:
-        log_failure("An MCP content block could not be read", error=error)
-        return Text(f"[a {kind} block that could not be read: {error}]")
-    return Text(f"[a content block of type {kind!r}, which toolkit does not read]")
-
-
-def _bytes(data: str) -> bytes:
-    return base64.b64decode(data, validate=True)

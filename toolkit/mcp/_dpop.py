@@ -1,7 +1,7 @@
 """DPoP (RFC 9449): access tokens bound to a key that the client proves it holds.
 
 ```python
-from toolkit.providers import mcp
+from toolkit import mcp
 
 auth = mcp.DPoPAuth(oauth_provider)   # any httpx2.Auth that gets the tokens
 async with mcp.connect("https://example.com/mcp", auth=auth) as tools:

@@ -4,7 +4,7 @@
   JSON Schema and `structuredContent` any JSON value, so these clients get
   a tool's output schema and value as they are, where 2025-11-25 clients
   get them wrapped as `{"result": ...}` (their `outputSchema` must be an
-  object schema): `_wire` makes both forms (`modern=True`).
+  object schema): `toolkit.providers.mcp` makes both forms (`modern=True`).
 - Caching hints: `tools/list` carries `ttlMs` and `cacheScope`, how long a
   client may keep the list and whether a shared cache may hold it. A
   `ToolSet` that changes while served should be served with a short `ttl`.

@@ -20,8 +20,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from toolkit.cli._target import TargetError, load_target, target_name
 from toolkit.core._version import __version__
+from toolkit.sets._target import TargetError, load_target, target_name
 
 from ._app import asgi_app, is_ipv6
 

@@ -1,7 +1,7 @@
 """The MCP server: the official `mcp` SDK's lowlevel `Server` listing and calling a `ToolSet`, and stdio.
 
 The same `Server` answers over stdio (`serve_stdio`) and over streamable
-HTTP (`_app`); the wire forms of tools and results are `_wire`'s, and what
+HTTP (`_app`); the wire forms of tools and results are `toolkit.providers.mcp`'s, and what
 a tool's `Context` asks of the client is `_host`'s.
 """
 

@@ -1,7 +1,7 @@
 """Workload identity federation: the RFC 7523 JWT-bearer grant, for agents without a user.
 
 ```python
-from toolkit.providers import mcp
+from toolkit import mcp
 
 auth = mcp.WorkloadIdentityAuth(
     "https://example.com/mcp",

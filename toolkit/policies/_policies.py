@@ -34,32 +34,27 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from toolkit.core._exceptions import ToolDefinitionError, ToolError
-from toolkit.core._log import log_failure
 from toolkit.core._record import Record
 from toolkit.run._running import finish_wait, is_seconds
-from toolkit.run._tracing import add_event
-from toolkit.values._results import error_text
 
 if TYPE_CHECKING:
-    from toolkit.core._aliases import JsonObject
     from toolkit.core._finding import Finding
     from toolkit.run._context import Context
     from toolkit.run._running import ThreadPool
-    from toolkit.sets._toolset import SetPolicy
-    from toolkit.tools._call import ToolRunner
-    from toolkit.tools._tool import ErrorFormatter, Tool
+    from toolkit.run._tracing import Redact
     from toolkit.values._results import ToolResult
 
 __all__ = [
-    "Approval",
     "ApprovalStore",
+    "Guarded",
     "Policy",
     "Rate",
+    "Runner",
+    "SetPolicy",
     "check_policies",
-    "guarded",
     "policy_findings",
     "shown",
     "store_of",
@@ -70,8 +65,8 @@ _set = object.__setattr__
 ToolApproval = Callable[[dict[str, Any], "Context[Any]"], bool]
 """`requires_approval=` of a tool: `(arguments, context) -> bool`."""
 
-SetApproval = Callable[["Tool[Any, Any]", dict[str, Any], "Context[Any]"], bool]
-"""`requires_approval=` of a set: `(tool, arguments, context) -> bool`."""
+SetRule = Callable[..., bool]
+"""`requires_approval=` of a set: `(tool, arguments, context) -> bool` (`ToolSet` types its tool)."""
 
 _UNITS: Final = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0}
 _MAX_PENDING: Final = 10_000  # approvals a set keeps; the oldest go first
@@ -139,34 +134,58 @@ class Rate(Record):
         return f"{self.calls}/{window}" + (" per agent" if self.per_agent else "")
 
 
-class Approval(Record):
-    """A call that waits for a human's approval (`ToolResult.approval`).
+class Guarded(Protocol):
+    """What the policies read of a tool: its name and its policy options (a `Tool` has them all)."""
 
-    Approve it with `ToolSet.approve(id)`, deny it with
-    `ToolSet.deny(id, reason)`, or pass `approvals={id: True}` (or a reason
-    to deny) to the next `ToolSet.run`; then send the same call again.
+    @property
+    def name(self) -> str: ...
 
-    Attributes:
-        id: The approval's id (a signed token when the set has an `approval_key`).
-        tool: The name of the tool the call names.
-        arguments: The call's arguments, as the model sent them.
-    """
+    @property
+    def requires_approval(self) -> bool | ToolApproval: ...
 
-    __match_args__ = ("id", "tool", "arguments")
-    __slots__ = ("arguments", "id", "tool")
-    id: str
-    tool: str
-    arguments: dict[str, Any]
+    @property
+    def max_concurrency(self) -> int | None: ...
 
-    def __init__(
-        self, id: str, tool: str, arguments: dict[str, Any]
-    ) -> None:  # the field's name
-        _set(self, "id", id)
-        _set(self, "tool", tool)
-        _set(self, "arguments", arguments)
+    @property
+    def rate(self) -> Rate | None: ...
+
+    @property
+    def retries(self) -> int: ...
+
+    @property
+    def retry_on(self) -> tuple[type[BaseException], ...]: ...
+
+    @property
+    def idempotent(self) -> bool | None: ...
+
+    @property
+    def timeout(self) -> float | None: ...
 
 
-def check_policies(tool: Tool[Any, Any]) -> None:
+class Runner(Protocol):
+    """What the gate uses of the runner of a tool's calls (`ToolRunner`): its tool, its policy, the call."""
+
+    @property
+    def tool(self) -> Guarded: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def policy(self) -> Policy | None: ...
+
+    async def called(
+        self,
+        bound: dict[str, Any],
+        agent_id: str,
+        call_id: str,
+        formatter: Any,
+        pool: ThreadPool | None,
+        blocking: bool,
+    ) -> ToolResult: ...
+
+
+def check_policies(tool: Guarded) -> None:
     """Refuse policies that cannot work, when the tool is made.
 
     Raises:
@@ -306,6 +325,32 @@ class ApprovalStore:
 _STORE_LOCK = threading.Lock()
 
 
+class SetPolicy:
+    """What a set adds to its calls: the approval rule and key, the store of approvals (made on first use), what spans keep."""
+
+    __slots__ = ("key", "rule", "store", "trace_content")
+
+    def __init__(
+        self,
+        rule: bool | SetRule,
+        key: bytes | None,
+        trace_content: bool | Redact = False,
+    ) -> None:
+        if not isinstance(rule, bool) and not callable(rule):
+            msg = f"requires_approval={rule!r}. Pass True, False, or a function (tool, arguments, context) -> bool"
+            raise ToolDefinitionError(msg)
+        if key is not None and (not isinstance(key, bytes) or len(key) < 16):
+            msg = "approval_key must be bytes of at least 16 (e.g. secrets.token_bytes(32)), or None"
+            raise ToolDefinitionError(msg)
+        if not isinstance(trace_content, bool) and not callable(trace_content):
+            msg = f"trace_content={trace_content!r}. Pass True, False, or a function (tool_name, value) -> value"
+            raise ToolDefinitionError(msg)
+        self.rule = rule
+        self.key = key
+        self.store: ApprovalStore | None = None
+        self.trace_content = trace_content
+
+
 def store_of(approvals: SetPolicy) -> ApprovalStore:
     """The set's store of approvals, made on first use."""
     with _STORE_LOCK:
@@ -427,7 +472,7 @@ class _Window:
 class Policy:
     """The policies of one tool, with their state (slots, rate window)."""
 
-    def __init__(self, tool: Tool[Any, Any], shared: Policy | None = None) -> None:
+    def __init__(self, tool: Guarded, shared: Policy | None = None) -> None:
         self.name = tool.name
         self.approval: bool | ToolApproval = tool.requires_approval
         self.timeout = tool.timeout
@@ -482,178 +527,10 @@ class Policy:
         return _jitter(min(10.0, 0.2 * 2 ** (tries - 1)))
 
 
-def _asks(rule: Any, args: tuple[Any, ...]) -> bool:
-    if rule is True or rule is False:
-        return rule
-    return bool(rule(*args))
-
-
-# ---------------------------------------------------------------- the gate
-
-
-async def guarded(
-    runner: ToolRunner,
-    arguments: JsonObject | ToolResult,
-    bound: dict[str, Any],
-    agent_id: str,
-    call_id: str,
-    deps: Any,
-    formatter: ErrorFormatter | None,
-    pool: ThreadPool | None,
-    approvals: SetPolicy | None,
-    blocking: bool,
-) -> ToolResult:
-    """A call with policies: approval, rate, a slot, then the call.
-
-    A blocking call (`ToolRunner.execute`) asks a host on an event loop of
-    its own and waits for a slot in its thread.
-    """
-    stop = await _approval(
-        runner, arguments, agent_id, call_id, deps, approvals, blocking
-    )
-    if stop is not None:
-        return stop
-    policy = runner.policy
-    if policy is None:
-        return await runner.called(bound, agent_id, call_id, formatter, pool, blocking)
-    refused = policy.over_rate(agent_id)
-    if refused is not None:
-        return refused
-    slots = policy.slots
-    if slots is None:
-        return await runner.called(bound, agent_id, call_id, formatter, pool, blocking)
-    if blocking:
-        taken = slots.take_blocking(policy.timeout)
-    else:
-        taken = await slots.take(policy.timeout)
-    if not taken:
-        return policy.full()
-    try:
-        return await runner.called(bound, agent_id, call_id, formatter, pool, blocking)
-    finally:
-        slots.give_back()
-
-
-async def _approval(
-    runner: ToolRunner,
-    arguments: JsonObject | ToolResult,
-    agent_id: str,
-    call_id: str,
-    deps: Any,
-    approvals: SetPolicy | None,
-    blocking: bool,
-) -> ToolResult | None:
-    """None when the call may run; else its result: waiting for approval, denied, or why it cannot be asked."""
-    from toolkit.run._context import Context
-    from toolkit.values._results import ToolResult
-
-    tool, name = runner.tool, runner.name
-    if not isinstance(arguments, dict):  # cannot happen: the arguments were bound
-        return arguments
-    context: Context[Any] = Context(agent_id, call_id, name, deps)
-    policy = runner.policy
-    try:
-        needed = (
-            policy is not None and _asks(policy.approval, (arguments, context))
-        ) or (
-            approvals is not None and _asks(approvals.rule, (tool, arguments, context))
-        )
-    except Exception as error:  # a broken rule must not run the call, nor escape
-        log_failure("The approval rule of %r failed", name, error=error)
-        return ToolResult.error(
-            f'Tool "{name}" needs approval, but its approval rule failed: {error_text(error)}'
-        )
-    if not needed:
-        return None
-    if blocking:
-        from toolkit.run._running import block_on
-
-        stop: ToolResult | None = block_on(
-            lambda: _decided(runner, arguments, context, approvals)
-        )
-    else:
-        stop = await _decided(runner, arguments, context, approvals)
-    add_event(
-        "toolkit.approval",
-        {
-            "toolkit.approval.outcome": "approved"
-            if stop is None
-            else ("waiting" if stop.approval is not None else "refused")
-        },
-    )
-    return stop
-
-
-async def _decided(
-    runner: ToolRunner,
-    arguments: JsonObject,
-    context: Context[Any],
-    approvals: SetPolicy | None,
-) -> ToolResult | None:
-    """The approval of a call that needs one: None when it may run, else its result."""
-    from toolkit.run._host import current_scope, host_method
-    from toolkit.values._results import ToolResult
-
-    name = runner.name
-    digest = digest_of(arguments)
-    store = store_of(approvals) if approvals is not None else None
-    if store is not None:
-        decision = store.take(name, digest)
-        if decision is not None:
-            return None if decision is True else _denied(name, str(decision))
-    ask = host_method(current_scope(), "approve")
-    if ask is not None:
-        return await _asked(ask, context, arguments)
-    if store is None:
-        return ToolResult.error(
-            f'Tool "{name}" needs a human\'s approval before it runs; call it through a '
-            "ToolSet, which keeps approvals (ToolSet.approve)."
-        )
-    ident = store.request(name, digest)
-    return ToolResult(
-        f'Tool "{name}" needs a human\'s approval before it runs; the call is waiting for it.',
-        True,
-        approval=Approval(ident, name, dict(arguments)),
-    )
-
-
-async def _asked(
-    ask: Callable[..., Any], context: Context[Any], arguments: dict[str, Any]
-) -> ToolResult | None:
-    """Ask the host (`Host.approve`): None on its approval, else the denial or why it could not be asked."""
-    from toolkit.run._host import awaited
-    from toolkit.values._results import ToolResult, safe_text
-
-    name = context.tool_name
-    try:
-        answer = await awaited(ask(context, name, dict(arguments)))
-    except (
-        ToolError
-    ) as error:  # the host cannot ask (an MCP client without elicitation)
-        return ToolResult.error(
-            f'Tool "{name}" needs a human\'s approval before it runs. {safe_text(error) or ""}'.rstrip()
-        )
-    except Exception as error:
-        log_failure("Asking approval for %r failed", name, error=error)
-        return ToolResult.error(
-            f'Tool "{name}" needs a human\'s approval, and asking for it failed: {error_text(error)}'
-        )
-    if answer is True:
-        return None
-    return _denied(name, answer if isinstance(answer, str) else "")
-
-
-def _denied(name: str, reason: str) -> ToolResult:
-    from toolkit.values._results import ToolResult
-
-    text = f'The user denied the call of "{name}"'
-    return ToolResult.error(f"{text}: {reason}" if reason else f"{text}.")
-
-
 # ---------------------------------------------------------------- shown
 
 
-def shown(tool: Tool[Any, Any]) -> str | None:
+def shown(tool: Guarded) -> str | None:
     """The tool's policies in words (`toolkit lint`, `toolkit schema --verbose`), or None."""
     parts = []
     rule = tool.requires_approval
@@ -676,7 +553,7 @@ def shown(tool: Tool[Any, Any]) -> str | None:
     return "; ".join(parts) if parts else None
 
 
-def policy_findings(tool: Tool[Any, Any]) -> list[Finding]:
+def policy_findings(tool: Guarded) -> list[Finding]:
     """What makes a tool's policy work against itself."""
     from toolkit.core._finding import Finding
 

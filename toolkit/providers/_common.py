@@ -4,23 +4,41 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
+from typing import Any, Final, Protocol, TypeAlias, TypeVar
 
 from toolkit.core._finding import Finding
-from toolkit.sets._catalog import offered as listed
+from toolkit.tools._deferred import offered as listed
 from toolkit.tools._tool import Tool, unbound_method_error
 from toolkit.values._results import ToolCall, ToolResult
 
-if TYPE_CHECKING:
-    from toolkit.sets._toolset import ToolSet
 
-Source: TypeAlias = "ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]]"
+class Runs(Protocol):
+    """A `ToolSet`, as the providers use it: its tools, one by name, what it offers, a turn of calls."""
+
+    def __iter__(self) -> Iterator[Tool[Any, Any]]: ...
+
+    def get(self, name: str) -> Tool[Any, Any] | None: ...
+
+    def _offered(self) -> list[Tool[Any, Any]]: ...
+
+    async def run(
+        self,
+        agent_id: str,
+        calls: Iterable[ToolCall],
+        *,
+        deps: Any = None,
+        host: object = None,
+    ) -> list[ToolResult]: ...
+
+
+Source: TypeAlias = "Runs | Tool[Any, Any] | Iterable[Tool[Any, Any]]"
 """What `tools(...)` takes: a `ToolSet`, one `Tool`, or tools."""
 
 R = TypeVar("R")
 
 __all__ = [
     "MINTED_PREFIX",
+    "Runs",
     "Source",
     "as_tools",
     "field",
@@ -37,7 +55,7 @@ MINTED_PREFIX: Final = "toolkit-"
 
 
 def as_tools(
-    source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]],
+    source: Source,
 ) -> list[Tool[Any, Any]]:
     """The tools of a `ToolSet`, a single `Tool` or a list of tools, in order.
 
@@ -64,7 +82,7 @@ def offered(source: Source) -> list[Tool[Any, Any]]:
     """What a request offers of `source` for an API that does not load tools itself.
 
     The eager tools, then `search_tools` when some are deferred, then (for
-    a `ToolSet`) the tools its searches loaded (`toolkit.sets._catalog`).
+    a `ToolSet`) the tools its searches loaded (`ToolSet.load`).
     """
     if getattr(type(source), "_only_tools", False):
         return source._offered()  # type: ignore[union-attr]
@@ -150,7 +168,7 @@ def handler(
     """
 
     async def handle(
-        toolset: ToolSet,
+        toolset: Runs,
         agent_id: str,
         message: Any,
         *,

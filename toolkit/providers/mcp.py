@@ -16,11 +16,22 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from toolkit.core._exceptions import ToolDefinitionError
 from toolkit.core._finding import Finding
 from toolkit.core._frozen import FrozenDict, FrozenList, freeze
+from toolkit.providers._common import (
+    Runs,
+    Source,
+    field,
+    handler,
+    mint_id,
+    offered,
+    pair,
+)
+from toolkit.providers._parts import exportable, parts_of
+from toolkit.providers._transform import is_wrapped, wrap_output
 from toolkit.schema._checker import compile_check
 from toolkit.schema._invalid import jsonschema_validator
 from toolkit.schema._schema import dangling_refs, inline_root
@@ -38,20 +49,6 @@ from toolkit.values._content import (
 )
 from toolkit.values._results import ToolCall, ToolResult, error_text
 from toolkit.values._scalars import b64
-
-if TYPE_CHECKING:
-    from toolkit.sets._toolset import ToolSet
-
-from toolkit.providers._common import (
-    Source,
-    field,
-    handler,
-    mint_id,
-    offered,
-    pair,
-)
-from toolkit.providers._parts import exportable, parts_of
-from toolkit.providers._transform import is_wrapped, wrap_output
 
 __all__ = [
     "definition",
@@ -357,7 +354,7 @@ def results(
     calls: Iterable[ToolCall],
     outcomes: Iterable[ToolResult],
     *,
-    toolset: ToolSet | None = None,
+    toolset: Runs | None = None,
 ) -> list[dict[str, Any]]:
     """One `CallToolResult` dict per call, in call order.
 

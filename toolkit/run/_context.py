@@ -10,7 +10,7 @@ threads: each is handed to the event loop of the call and waited for.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar, overload
 
 from toolkit.core._exceptions import ToolError
 from toolkit.core._record import Record
@@ -33,7 +33,7 @@ from ._host import (
 )
 from ._tracing import add_event
 
-__all__ = ["Context", "SyncContext"]
+__all__ = ["Context", "Host", "SyncContext"]
 
 if (
     TYPE_CHECKING
@@ -472,3 +472,55 @@ def _task_cancelling() -> bool:
         return False
     cancelling = getattr(task, "cancelling", None)
     return cancelling is not None and cancelling() > 0
+
+
+class Host(Protocol):
+    """What a tool's `Context` reaches; implement any of the methods, sync or async.
+
+    Pass an object with some of them as `host=` to `ToolSet.run`,
+    `ToolSet.aexecute`, `ToolSet.execute` or `Tool.execute`/`aexecute`.
+    A method left out falls back: progress and log records go to the
+    `toolkit` logger, and `sample`/`elicit` raise a `ToolError` in the tool.
+    Each method gets the call's `Context` first (`call_id`, `tool_name`,
+    `deps`), so one host serves concurrent calls.
+    """
+
+    async def progress(
+        self,
+        context: Context[Any],
+        progress: float,
+        total: float | None,
+        message: str | None,
+    ) -> None:
+        """The call has come `progress` of the way to `total` (None: unknown)."""
+
+    async def log(
+        self, context: Context[Any], level: str, message: str, data: dict[str, Any]
+    ) -> None:
+        """A log record from the tool; `level` is one of `LEVELS`."""
+
+    async def sample(
+        self,
+        context: Context[Any],
+        messages: list[dict[str, str]],
+        *,
+        system: str | None,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> str:
+        """A completion of `messages` (each `{"role", "content"}`) from the host's model."""
+        ...
+
+    async def elicit(
+        self, context: Context[Any], message: str, schema: dict[str, Any]
+    ) -> Elicited[dict[str, Any]]:
+        """Ask the user `message`; `schema` is the JSON Schema of the answer's `data`."""
+        ...
+
+    async def roots(self, context: Context[Any]) -> list[str]:
+        """The URIs of the roots the host works in.
+
+        `sample`, `elicit` and `roots` get `key=` too when the tool named
+        its question (a host that asks in the call's result names it so).
+        """
+        ...

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
 from toolkit.core._exceptions import ToolError
 from toolkit.core._log import log_failure, logger
@@ -29,14 +29,11 @@ from toolkit.values._json import is_number
 
 from ._running import is_awaitable
 
-if TYPE_CHECKING:
-    from ._context import Context
-
 __all__ = [
     "LEVELS",
     "PYTHON_LEVELS",
+    "Called",
     "Elicited",
-    "Host",
     "HostScope",
     "InputRequired",
     "hosted",
@@ -103,56 +100,14 @@ class Elicited(Record, Generic[T]):
         return self.action == "accept"
 
 
-class Host(Protocol):
-    """What a tool's `Context` reaches; implement any of the methods, sync or async.
+class Called(Protocol):
+    """What the host's helpers read of a call's `Context`: which call it is."""
 
-    Pass an object with some of them as `host=` to `ToolSet.run`,
-    `ToolSet.aexecute`, `ToolSet.execute` or `Tool.execute`/`aexecute`.
-    A method left out falls back: progress and log records go to the
-    `toolkit` logger, and `sample`/`elicit` raise a `ToolError` in the tool.
-    Each method gets the call's `Context` first (`call_id`, `tool_name`,
-    `deps`), so one host serves concurrent calls.
-    """
+    @property
+    def tool_name(self) -> str: ...
 
-    async def progress(
-        self,
-        context: Context[Any],
-        progress: float,
-        total: float | None,
-        message: str | None,
-    ) -> None:
-        """The call has come `progress` of the way to `total` (None: unknown)."""
-
-    async def log(
-        self, context: Context[Any], level: str, message: str, data: dict[str, Any]
-    ) -> None:
-        """A log record from the tool; `level` is one of `LEVELS`."""
-
-    async def sample(
-        self,
-        context: Context[Any],
-        messages: list[dict[str, str]],
-        *,
-        system: str | None,
-        max_tokens: int,
-        temperature: float | None,
-    ) -> str:
-        """A completion of `messages` (each `{"role", "content"}`) from the host's model."""
-        ...
-
-    async def elicit(
-        self, context: Context[Any], message: str, schema: dict[str, Any]
-    ) -> Elicited[dict[str, Any]]:
-        """Ask the user `message`; `schema` is the JSON Schema of the answer's `data`."""
-        ...
-
-    async def roots(self, context: Context[Any]) -> list[str]:
-        """The URIs of the roots the host works in.
-
-        `sample`, `elicit` and `roots` get `key=` too when the tool named
-        its question (a host that asks in the call's result names it so).
-        """
-        ...
+    @property
+    def call_id(self) -> str: ...
 
 
 class InputRequired(ToolError):
@@ -255,7 +210,7 @@ def check_progress(progress: object, total: object, message: object) -> None:
 
 
 def log_progress(
-    context: Context[Any], progress: float, total: float | None, message: str | None
+    context: Called, progress: float, total: float | None, message: str | None
 ) -> None:
     """Progress without a host: a DEBUG record on the `toolkit` logger."""
     of = f"/{total:g}" if total is not None else ""
@@ -282,7 +237,7 @@ def check_level(level: object) -> str:
 
 
 def log_record(
-    context: Context[Any], level: str, message: str, data: Mapping[str, Any]
+    context: Called, level: str, message: str, data: Mapping[str, Any]
 ) -> None:
     """A log record without a host: on the `toolkit` logger, at the matching Python level."""
     extra = " ".join(f"{key}={value!r}" for key, value in data.items())
@@ -297,7 +252,7 @@ def log_record(
 
 
 async def quietly(
-    what: str, context: Context[Any], call: Callable[[], Awaitable[Any] | None]
+    what: str, context: Called, call: Callable[[], Awaitable[Any] | None]
 ) -> None:
     """Call a host's progress or log method; its failure is logged, never the tool's."""
     try:
@@ -369,7 +324,7 @@ def check_sampling(max_tokens: object, temperature: object, system: object) -> N
 
 
 def cannot(
-    context: Context[Any], what: str, why: str = "this host cannot do that"
+    context: Called, what: str, why: str = "this host cannot do that"
 ) -> ToolError:
     """The error of a tool that asked a host for what it cannot do (`why` says what stands in the way)."""
     return ToolError(f'Tool "{context.tool_name}" needs to {what}, but {why}.')

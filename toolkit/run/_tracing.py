@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
-    from toolkit.tools._tool import Tool
     from toolkit.values._results import ToolResult
 
 __all__ = [
     "FOUND",
     "SDK",
+    "Traced",
     "add_event",
     "current",
     "finish",
@@ -76,9 +76,20 @@ def tracer() -> Any:
     return FOUND[0]
 
 
-def start_call(
-    tool: Tool[Any, Any], call_id: str, args: Any, content: bool | Redact
-) -> Any:
+class Traced(Protocol):
+    """What a span tells of the tool it traces (a `Tool` has all of it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def remote_name(self) -> str | None: ...
+
+
+def start_call(tool: Traced, call_id: str, args: Any, content: bool | Redact) -> Any:
     """The span of one call with its request-side attributes, or None when nothing records it.
 
     A sampler may decide not to record it; then the call goes on untraced.

@@ -15,108 +15,22 @@ the set's tools changed, and the names its searches loaded.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from toolkit.core._exceptions import DuplicateToolError
-from toolkit.core._finding import Finding
-from toolkit.tools._tool import ExecuteFn, Tool
+from toolkit.tools._deferred import SEARCH_TOOL, search_tool
+from toolkit.tools._tool import Tool
 from toolkit.values._results import ToolResult
 
 if TYPE_CHECKING:
     from ._search import SearchIndex
-    from ._toolset import ToolSet
+    from ._view import SetView
 
-__all__ = ["SEARCH_TOOL", "Catalog", "offered", "shadowed_search"]
-
-SEARCH_TOOL: Final = "search_tools"
-"""The name of the tool that searches a set's deferred tools."""
+__all__ = ["Catalog"]
 
 _SEARCH_K: Final = 5
 """How many tools one `search_tools` call loads at most."""
-
-_DESCRIPTION: Final = (
-    "Search for more tools by what they do. The tools found are loaded: they "
-    "can be called from the next turn on. Search again with other words when "
-    "none of them fits."
-)
-
-_PARAMETERS: Final = {
-    "type": "object",
-    "properties": {
-        "query": {
-            "type": "string",
-            "description": "What the tool should do, in a few words.",
-        }
-    },
-    "required": ["query"],
-    "additionalProperties": False,
-}
-
-
-def _unbound(agent_id: str, call_id: str, args: dict[str, Any]) -> ToolResult:
-    return ToolResult.error("search_tools runs only through a ToolSet")
-
-
-@functools.cache
-def _listed() -> Tool[Any, Any]:
-    """The search tool as exported for tools that are not in a set (nothing to search or load)."""
-    return _search_tool(_unbound)
-
-
-def _search_tool(execute_fn: ExecuteFn) -> Tool[Any, Any]:
-    return Tool.new(
-        name=SEARCH_TOOL,
-        description=_DESCRIPTION,
-        parameters=_PARAMETERS,
-        execute_fn=execute_fn,
-    )
-
-
-def offered(tools: Sequence[Tool[Any, Any]]) -> list[Tool[Any, Any]]:
-    """What a request offers of `tools`, which belong to no set: the eager ones, then `search_tools` if any is deferred.
-
-    Raises:
-        DuplicateToolError: One of `tools` is named `search_tools` too: two
-            tools would answer to that name.
-    """
-    eager = [item for item in tools if not item.defer_loading]
-    if len(eager) == len(tools):
-        return list(tools)
-    for item in tools:
-        if item.name == SEARCH_TOOL:
-            raise _taken(item)
-    return [*eager, _listed()]
-
-
-def _taken(item: Tool[Any, Any]) -> DuplicateToolError:
-    origin = getattr(item, "__qualname__", None) or "Tool.new(...)"
-    msg = (
-        f"Tool {SEARCH_TOOL!r} ({origin}) has the name of the tool that searches deferred "
-        "tools, which the exports of Chat Completions, Gemini and MCP add to tools with "
-        f"deferred ones: two tools would answer to {SEARCH_TOOL!r}. Rename it (name=...), "
-        "or put the tools in a ToolSet, where a tool of that name takes the place of the search"
-    )
-    return DuplicateToolError(msg, name=SEARCH_TOOL)
-
-
-def shadowed_search(tools: Sequence[Tool[Any, Any]]) -> Finding | None:
-    """The lint finding of a tool that takes the place of the search of `tools`' deferred tools, if one does."""
-    if not any(item.defer_loading for item in tools):
-        return None
-    for item in tools:
-        if item.name == SEARCH_TOOL:
-            return Finding(
-                item.name,
-                "shadows-search-tool",
-                "this tool has the name of the tool that searches the deferred tools: in a "
-                "ToolSet, Chat Completions, Gemini and MCP send it in that tool's place, so a "
-                "model finds the deferred tools only if it loads them (ToolSet.load), and "
-                "from a list of tools those exports refuse it; rename it to keep the search",
-            )
-    return None
 
 
 class Catalog:
@@ -131,7 +45,7 @@ class Catalog:
         self.loaded: tuple[str, ...] = ()
         """The names loaded, in the order they were loaded (a new tuple at each change)."""
 
-    def index(self, toolset: ToolSet) -> SearchIndex:
+    def index(self, toolset: SetView) -> SearchIndex:
         """The index of `toolset`'s tools, made again only when they changed."""
         state = toolset._holder.state()  # read before the tools, which may be newer
         kept = self._index
@@ -152,7 +66,7 @@ class Catalog:
             self.loaded = (*self.loaded, *new)
         return new
 
-    def offered(self, toolset: ToolSet) -> list[Tool[Any, Any]]:
+    def offered(self, toolset: SetView) -> list[Tool[Any, Any]]:
         """What a request offers of `toolset`: eager tools, `search_tools`, then the loaded ones."""
         tools = list(toolset)
         eager = [item for item in tools if not item.defer_loading]
@@ -167,7 +81,7 @@ class Catalog:
             *(item for item in loaded if item is not None and item.defer_loading),
         ]
 
-    def search_tool(self, toolset: ToolSet) -> Tool[Any, Any]:
+    def search_tool(self, toolset: SetView) -> Tool[Any, Any]:
         """The `search_tools` tool of `toolset`: it searches the deferred tools and loads what it finds."""
         made = self._tool
         if made is None:
@@ -177,11 +91,11 @@ class Catalog:
             ) -> ToolResult:
                 return _search_result(toolset, str(args["query"]))
 
-            made = self._tool = _search_tool(search_tools)
+            made = self._tool = search_tool(search_tools)
         return made
 
 
-def _search_result(toolset: ToolSet, query: str) -> ToolResult:
+def _search_result(toolset: SetView, query: str) -> ToolResult:
     """Search `toolset`'s deferred tools for `query`, load the best, and say which they are."""
     eager = sum(1 for item in toolset if not item.defer_loading)
     found = [

@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 from toolkit.core._exceptions import DuplicateToolError, ToolDefinitionError
 from toolkit.core._log import log_warning
 from toolkit.tools._names import valid_name
-from toolkit.tools._tool import Tool, valid_namespace
+from toolkit.tools._options import valid_namespace
+from toolkit.tools._tool import Tool
 
 if TYPE_CHECKING:
-    from ._toolset import ToolSet
+    from ._view import SetView
 
 __all__ = [
     "Combined",
@@ -105,7 +106,7 @@ class Composed:
 class Combined(Composed):
     """The tools of `left`, then those of `right` (`left | right`); a name in both is refused."""
 
-    def __init__(self, left: ToolSet, right: ToolSet) -> None:
+    def __init__(self, left: SetView, right: SetView) -> None:
         self._left, self._right = left, right
         super().__init__()
 
@@ -119,7 +120,7 @@ class Combined(Composed):
 class _OneSource(Composed):
     """Tools made from the tools of one set, `source`; their state is its state."""
 
-    def __init__(self, source: ToolSet) -> None:
+    def __init__(self, source: SetView) -> None:
         self._source = source
         super().__init__()
 
@@ -133,7 +134,7 @@ class _Copies(_OneSource):
     An unchanged tool keeps its copy, and with it the copy's kept exports.
     """
 
-    def __init__(self, source: ToolSet) -> None:
+    def __init__(self, source: SetView) -> None:
         # id(source tool) -> (that tool, its copy)
         self._copies: dict[int, tuple[Tool[Any, Any], Tool[Any, Any]]] = {}
         super().__init__(source)
@@ -166,7 +167,7 @@ class Prefixed(_Copies):
     prefix less the separators at its ends (`gh_` gives `gh`).
     """
 
-    def __init__(self, source: ToolSet, prefix: str) -> None:
+    def __init__(self, source: SetView, prefix: str) -> None:
         self._prefix = prefix
         namespace = prefix.strip("_-./:")
         self._namespace = namespace if valid_namespace(namespace) else None
@@ -197,7 +198,7 @@ class Marked(_Copies):
     """The source's tools, each marked deferred and/or in a namespace (`Tool.marked`)."""
 
     def __init__(
-        self, source: ToolSet, *, defer_loading: bool | None, namespace: str | None
+        self, source: SetView, *, defer_loading: bool | None, namespace: str | None
     ) -> None:
         self._marks = (defer_loading, namespace)
         super().__init__(source)
@@ -211,7 +212,7 @@ class Filtered(_OneSource):
     """The source's tools for which `predicate(tool)` is true."""
 
     def __init__(
-        self, source: ToolSet, predicate: Callable[[Tool[Any, Any]], bool]
+        self, source: SetView, predicate: Callable[[Tool[Any, Any]], bool]
     ) -> None:
         self._predicate = predicate
         super().__init__(source)
@@ -224,7 +225,7 @@ class Filtered(_OneSource):
 class Selected(_OneSource):
     """The source's tools of the given names, in that order; a name it lost is left out."""
 
-    def __init__(self, source: ToolSet, names: tuple[str, ...]) -> None:
+    def __init__(self, source: SetView, names: tuple[str, ...]) -> None:
         self._names = names
         super().__init__(source)
 

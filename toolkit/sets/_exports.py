@@ -23,7 +23,7 @@ from toolkit.tools._names import called_names
 from toolkit.tools._views import model_description
 
 if TYPE_CHECKING:
-    from ._toolset import ToolSet
+    from ._view import SetView
 
 __all__ = ["ExportCache"]
 
@@ -43,7 +43,7 @@ class ExportCache:
         self._kept: tuple[object, dict[Hashable, Any]] = (_NOT_MADE, {})
         self._lock = threading.Lock()  # one export made at a time, then kept
 
-    def export(self, toolset: ToolSet, format: str, options: dict[str, Any]) -> Any:
+    def export(self, toolset: SetView, format: str, options: dict[str, Any]) -> Any:
         """`toolset`'s export for `format` with `options`: the kept one, or a new one.
 
         Raises:
@@ -53,12 +53,12 @@ class ExportCache:
         key = format if not options and type(format) is str else _key(format, options)
         return self.kept(toolset, key, lambda: _made(toolset, format, options))
 
-    def called_names(self, toolset: ToolSet) -> dict[str, Any]:
+    def called_names(self, toolset: SetView) -> dict[str, Any]:
         """The names exports send instead of the tools' own, each with its tool (`_names.called_names`)."""
         return self.kept(toolset, _CALLED_NAMES, lambda: called_names(toolset))  # type: ignore[no-any-return]
 
     def kept(
-        self, toolset: ToolSet, key: Hashable | None, make: Callable[[], Any]
+        self, toolset: SetView, key: Hashable | None, make: Callable[[], Any]
     ) -> Any:
         """The value kept under `key` for the set's state, or `make()`, kept unless `key` is None."""
         # Read before the tools, which may be newer; loading tools changes
@@ -92,7 +92,7 @@ def _key(format: str, options: dict[str, Any]) -> Hashable | None:
     return key
 
 
-def _made(toolset: ToolSet, format: str, options: dict[str, Any]) -> Any:
+def _made(toolset: SetView, format: str, options: dict[str, Any]) -> Any:
     exporter = _exporter(format)
     try:
         return exporter(toolset, **options)
@@ -109,7 +109,7 @@ def _exporter(format: str) -> Callable[..., Any]:
     return providers.get(format).tools  # type: ignore[no-any-return]
 
 
-def _export_json(toolset: ToolSet) -> list[dict[str, Any]]:
+def _export_json(toolset: SetView) -> list[dict[str, Any]]:
     return FrozenList(
         [
             FrozenDict(

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, cast, overload
 
 from toolkit.core._exceptions import NotAToolError, ToolDefinitionError
 from toolkit.policies._middleware import Middleware, check_middleware
+from toolkit.policies._policies import SetPolicy
 from toolkit.run._running import DEFAULT_MAX_THREADS, bounded_pool
+from toolkit.tools._deferred import SEARCH_TOOL
 from toolkit.tools._names import valid_name
 from toolkit.tools._options import DecoratorOptions
 from toolkit.tools._tool import (
@@ -37,7 +39,7 @@ from toolkit.values._json import type_name
 from toolkit.values._results import ToolCall, ToolResult, Widget
 
 from . import _turn
-from ._catalog import SEARCH_TOOL, Catalog
+from ._catalog import Catalog
 from ._composition import (
     Combined,
     Composed,
@@ -54,7 +56,7 @@ from ._exports import ExportCache
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from toolkit.policies._policies import ApprovalStore, SetApproval
+    from toolkit.run._context import Context
     from toolkit.run._tracing import Redact
 
 __all__ = ["Middleware", "ToolSet"]
@@ -63,36 +65,13 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+SetApproval = Callable[[Tool[Any, Any], dict[str, Any], "Context[Any]"], bool]
+"""`requires_approval=` of a set: `(tool, arguments, context) -> bool`."""
+
 _STATES: Final = itertools.count()
 """The states of registries, each new one unique in the process: a state
 once left never comes back, also to a set that stopped following the sets
 it was composed from (which gets a registry of its own)."""
-
-
-class SetPolicy:
-    """What a set adds to its calls: the approval rule and key, the store of approvals (made on first use), what spans keep."""
-
-    __slots__ = ("key", "rule", "store", "trace_content")
-
-    def __init__(
-        self,
-        rule: bool | SetApproval,
-        key: bytes | None,
-        trace_content: bool | Redact = False,
-    ) -> None:
-        if not isinstance(rule, bool) and not callable(rule):
-            msg = f"requires_approval={rule!r}. Pass True, False, or a function (tool, arguments, context) -> bool"
-            raise ToolDefinitionError(msg)
-        if key is not None and (not isinstance(key, bytes) or len(key) < 16):
-            msg = "approval_key must be bytes of at least 16 (e.g. secrets.token_bytes(32)), or None"
-            raise ToolDefinitionError(msg)
-        if not isinstance(trace_content, bool) and not callable(trace_content):
-            msg = f"trace_content={trace_content!r}. Pass True, False, or a function (tool_name, value) -> value"
-            raise ToolDefinitionError(msg)
-        self.rule = rule
-        self.key = key
-        self.store: ApprovalStore | None = None
-        self.trace_content = trace_content
 
 
 class Registry:

@@ -34,13 +34,13 @@ from toolkit.values._results import ToolCall, ToolResult
 if TYPE_CHECKING:
     from toolkit.tools._tool import Tool
 
-    from ._toolset import ToolSet
+    from ._view import SetView
 
 __all__ = ["aexecute", "execute", "run"]
 
 
 async def run(
-    toolset: ToolSet,
+    toolset: SetView,
     agent_id: str,
     calls: Iterable[ToolCall],
     *,
@@ -66,7 +66,7 @@ async def run(
 
 
 async def _together(
-    toolset: ToolSet,
+    toolset: SetView,
     agent_id: str,
     batch: list[tuple[ToolCall, Tool[Any, Any] | None]],
     deps: Any,
@@ -82,7 +82,7 @@ async def _together(
 
 
 async def aexecute(
-    toolset: ToolSet,
+    toolset: SetView,
     agent_id: str,
     call_id: str,
     name: str,
@@ -98,7 +98,7 @@ async def aexecute(
 
 
 def execute(
-    toolset: ToolSet,
+    toolset: SetView,
     agent_id: str,
     call_id: str,
     name: str,
@@ -135,7 +135,7 @@ def execute(
 
 
 def _started(
-    toolset: ToolSet,
+    toolset: SetView,
     agent_id: str,
     call: ToolCall,
     found: Tool[Any, Any] | None,
@@ -148,7 +148,7 @@ def _started(
 
 
 async def _through_middleware(
-    toolset: ToolSet, agent_id: str, call: ToolCall, deps: Any
+    toolset: SetView, agent_id: str, call: ToolCall, deps: Any
 ) -> ToolResult:
     async def dispatch(passed: ToolCall) -> ToolResult:
         """The tool of the call that the last middleware passed on."""
@@ -162,7 +162,7 @@ async def _through_middleware(
 
 
 async def _dispatch(
-    toolset: ToolSet,
+    toolset: SetView,
     agent_id: str,
     call: ToolCall,
     found: Tool[Any, Any] | None,
@@ -189,7 +189,7 @@ async def _dispatch(
     return _within(toolset.max_output_chars, result)
 
 
-def _tool_of(toolset: ToolSet, call: object) -> Tool[Any, Any] | None:
+def _tool_of(toolset: SetView, call: object) -> Tool[Any, Any] | None:
     """The tool `call` names, by its own name or the one an API was sent, or None (not a call, or a name of no tool)."""
     if not isinstance(call, ToolCall):
         return None
@@ -203,7 +203,7 @@ def _tool_of(toolset: ToolSet, call: object) -> Tool[Any, Any] | None:
     return found
 
 
-def _no_tool(toolset: ToolSet, call: object) -> ToolResult:
+def _no_tool(toolset: SetView, call: object) -> ToolResult:
     """The error result of an item that is not a call, or of a call that names no tool."""
     if not isinstance(call, ToolCall):
         return ToolResult.error(

@@ -73,20 +73,25 @@ from toolkit.values._results import (
     safe_text,
 )
 
+from ._options import ExecuteFn, Formatter, Runnable
+
 if TYPE_CHECKING:
     from toolkit.core._aliases import JsonObject, JsonSchema
     from toolkit.hints._nodes import Field
-    from toolkit.policies._policies import Policy
+    from toolkit.policies._policies import Policy, SetPolicy
     from toolkit.schema._checker import Check
     from toolkit.schema._output import OutputCheck
     from toolkit.schema._signature import FunctionInfo
-    from toolkit.sets._toolset import SetPolicy
 
-    from ._tool import ErrorFormatter, ExecuteFn, Tool
+__all__ = [
+    "Binder",
+    "ExecuteFn",
+    "Formatter",
+    "Runnable",
+    "ToolRunner",
+    "parse_arguments",
+]
 
-__all__ = ["Binder", "ToolRunner", "parse_arguments"]
-
-_NO_ARGS: Final = ("", "null")
 
 Invoke = Callable[[dict[str, Any], str, str], Any]
 """`invoke(bound, agent_id, call_id)`: the call of the tool's code with the bound arguments."""
@@ -107,7 +112,7 @@ class ToolRunner:
 
     def __init__(
         self,
-        tool: Tool[Any, Any],
+        tool: Runnable,
         *,
         function: Callable[..., Any] | None = None,
         info: FunctionInfo | None = None,
@@ -130,7 +135,7 @@ class ToolRunner:
             None  # the runner of the tool this one's tool copies
         )
 
-    def for_tool(self, tool: Tool[Any, Any]) -> ToolRunner:
+    def for_tool(self, tool: Runnable) -> ToolRunner:
         """This runner for a copy of its tool (another name), built afresh.
 
         The copy counts against the same limits (slots and rate) as the
@@ -148,7 +153,7 @@ class ToolRunner:
         return runner
 
     def bound_to(
-        self, tool: Tool[Any, Any], instance: object, owner: type | None
+        self, tool: Runnable, instance: object, owner: type | None
     ) -> ToolRunner:
         """The runner of a method tool read from an instance (or a classmethod's class)."""
         function = self.function.__get__(instance, owner)  # type: ignore[union-attr]  # a method tool has one
@@ -234,7 +239,7 @@ class ToolRunner:
         call_id: str,
         args: Any,
         deps: Any,
-        formatter: ErrorFormatter | None,
+        formatter: Formatter | None,
         pool: ThreadPool | None = None,
         policy: SetPolicy | None = None,
         *,
@@ -285,7 +290,7 @@ class ToolRunner:
         call_id: str,
         args: Any,
         deps: Any,
-        formatter: ErrorFormatter | None,
+        formatter: Formatter | None,
         pool: ThreadPool | None,
         policy: SetPolicy | None,
         blocking: bool,
@@ -304,7 +309,7 @@ class ToolRunner:
             return await self.called(
                 bound, agent_id, call_id, formatter, pool, blocking
             )
-        from toolkit.policies._policies import guarded
+        from toolkit.policies._gate import guarded
 
         return await guarded(
             self,
@@ -324,7 +329,7 @@ class ToolRunner:
         bound: dict[str, Any],
         agent_id: str,
         call_id: str,
-        formatter: ErrorFormatter | None,
+        formatter: Formatter | None,
         pool: ThreadPool | None,
         blocking: bool,
     ) -> ToolResult:
@@ -407,7 +412,7 @@ class ToolRunner:
         return normalise(outcome, self.name)
 
     def failure(
-        self, error: BaseException, formatter: ErrorFormatter | None, *, awaited: bool
+        self, error: BaseException, formatter: Formatter | None, *, awaited: bool
     ) -> ToolResult:
         """A call that raised → the error result the model sees.
 
@@ -490,7 +495,7 @@ def _wrapped(invoke: Invoke, bound: dict[str, Any], agent_id: str, call_id: str)
 
 
 def _formatted(
-    formatter: ErrorFormatter, made: Tool[Any, Any], error: BaseException
+    formatter: Formatter, made: Runnable, error: BaseException
 ) -> ToolResult:
     """The text of a `ToolSet`'s error formatter; a broken formatter must not break the call."""
     try:
@@ -502,6 +507,20 @@ def _formatted(
         log_failure("The error formatter failed on tool %r", made.name, error=failure)
         return ToolResult.error(error_text(failure))
 
+
+def _hook_arguments(args: Any, content: Any) -> Any:
+    """The arguments as a `trace_content` hook gets them: a dict, from JSON text too; other text as it is.
+
+    The arguments OpenAI sends are JSON text: a hook that redacts dicts
+    would pass them on whole.
+    """
+    if not callable(content) or type(args) is dict:
+        return args
+    parsed = parse_arguments("", args)
+    return args if isinstance(parsed, ToolResult) else parsed
+
+
+_NO_ARGS: Final = ("", "null")
 
 # ------------------------------------------------------------------ bind
 
@@ -647,18 +666,6 @@ class Binder:
             return function(*values, **bound)
 
         return invoke
-
-
-def _hook_arguments(args: Any, content: Any) -> Any:
-    """The arguments as a `trace_content` hook gets them: a dict, from JSON text too; other text as it is.
-
-    The arguments OpenAI sends are JSON text: a hook that redacts dicts
-    would pass them on whole.
-    """
-    if not callable(content) or type(args) is dict:
-        return args
-    parsed = parse_arguments("", args)
-    return args if isinstance(parsed, ToolResult) else parsed
 
 
 def parse_arguments(name: str, args: Any) -> JsonObject | ToolResult:

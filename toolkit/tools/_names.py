@@ -14,14 +14,11 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeGuard
+from typing import Final, NamedTuple, TypeGuard
 
 from toolkit.core._exceptions import ToolDefinitionError
 
-from ._views import kept_views
-
-if TYPE_CHECKING:
-    from ._tool import Tool
+from ._views import V, kept_views
 
 __all__ = [
     "API_RULES",
@@ -164,12 +161,12 @@ def wire_name(name: str, rule: NameRule | None) -> str:
     return made
 
 
-def sent_name(item: Tool[Any, Any], format: str) -> str:
+def sent_name(item: V, format: str) -> str:
     """`wire_name(item.name, RULES[format])`, kept with the tool until its name changes (`sent_names`)."""
     return sent_names([item], format)[0]
 
 
-def sent_names(tools: list[Tool[Any, Any]], format: str) -> list[str]:
+def sent_names(tools: list[V], format: str) -> list[str]:
     """`sent_name` of each of `tools`, in order.
 
     Every export asks it of every tool, and a name is made once and
@@ -181,7 +178,7 @@ def sent_names(tools: list[Tool[Any, Any]], format: str) -> list[str]:
     return kept_views(tools, _NAME_VIEWS[format], _SENDERS[format])
 
 
-def _sender(rule: NameRule) -> Callable[[Tool[Any, Any]], str]:
+def _sender(rule: NameRule) -> Callable[[V], str]:
     return lambda item: wire_name(item.name, rule)
 
 
@@ -189,7 +186,7 @@ _NAME_VIEWS: Final = {format: f"name:{format}" for format in RULES}
 _SENDERS: Final = {format: _sender(rule) for format, rule in RULES.items() if rule}
 
 
-def wire_names(tools: Iterable[Tool[Any, Any]], format: str) -> list[str]:
+def wire_names(tools: Iterable[V], format: str) -> list[str]:
     """The names an export for `format` sends for `tools`, in order.
 
     A name sent instead of a tool's own must be no other tool's: neither its
@@ -260,14 +257,14 @@ def _renaming(name: str, rules: Sequence[NameRule]) -> int:
     return sum(not rule.fits(name) for rule in rules)
 
 
-def called_names(tools: Iterable[Tool[Any, Any]]) -> dict[str, list[Tool[Any, Any]]]:
+def called_names(tools: Iterable[V]) -> dict[str, list[V]]:
     """Each name an API is sent instead of a tool's own, with the tools it is sent for.
 
     What a set looks a called name up in when no tool has it: the tool
     called `a.b` answers a call of `a_b`, the name OpenAI is sent. An
     export refuses a name sent for two tools (`wire_names`).
     """
-    found: dict[str, list[Tool[Any, Any]]] = {}
+    found: dict[str, list[V]] = {}
     for item in tools:
         for rule in API_RULES:
             sent = wire_name(item.name, rule)

@@ -9,20 +9,60 @@ Defaults live on `Tool` itself, as class attributes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+import re
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypedDict, TypeGuard
 
 from toolkit.core._exceptions import ToolDefinitionError
+from toolkit.policies._policies import Guarded
+from toolkit.run._running import is_seconds
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from toolkit.core._aliases import JsonSchema
+    from toolkit.core._aliases import JsonObject, JsonSchema
     from toolkit.hints._docstrings import DocstringStyle
     from toolkit.policies._policies import Rate
     from toolkit.run._context import Context
+    from toolkit.values._results import ToolResult as Result
     from toolkit.values._results import Widget
 
-__all__ = ["DecoratorOptions", "NewOptions", "ToolOptions", "check_options"]
+__all__ = [
+    "DecoratorOptions",
+    "ExecuteFn",
+    "Formatter",
+    "NewOptions",
+    "Runnable",
+    "ToolOptions",
+    "check_namespace",
+    "check_options",
+    "check_timeout",
+    "valid_namespace",
+]
+
+
+ExecuteFn = Callable[[str, str, "JsonObject"], "Result | str | Awaitable[Result | str]"]
+"""`execute_fn(agent_id, call_id, args)`, sync or async, with the JSON-decoded args."""
+
+Formatter = Callable[[Any, BaseException], str]
+"""A set's `error_formatter`, given the tool and its exception (`ToolSet` types the tool)."""
+
+
+class Runnable(Guarded, Protocol):
+    """What a call reads of its tool, besides its policies (a `Tool` has it all)."""
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def remote_name(self) -> str | None: ...
+
+    @property
+    def thread(self) -> bool: ...
+
+    @property
+    def parameters(self) -> JsonSchema: ...
+
+    @property
+    def output_schema(self) -> JsonSchema | None: ...
 
 
 class ToolOptions(TypedDict, total=False):
@@ -130,3 +170,31 @@ def check_options(options: dict[str, Any], allowed: type, where: str) -> None:
     hint = f" Did you mean {close[0]!r}?" if close else ""
     msg = f"{where} has no option {unknown[0]!r}.{hint} Its options: {', '.join(sorted(known))}"
     raise ToolDefinitionError(msg)
+
+
+_NAMESPACE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+
+
+def valid_namespace(namespace: object) -> TypeGuard[str]:
+    """Whether `namespace` is a name every API takes for a group of tools."""
+    return isinstance(namespace, str) and _NAMESPACE.fullmatch(namespace) is not None
+
+
+def check_namespace(namespace: object, where: str) -> str | None:
+    """`namespace` (of `where`: "tool 'x'", "a ToolSet"), when it is None or a name every API takes for a group of tools."""
+    if namespace is None or valid_namespace(namespace):
+        return namespace
+    msg = f"namespace of {where} is {namespace!r}. Use letters, digits, '_' or '-' (at most 64 characters, not starting with a digit or '-'), or None"
+    raise ToolDefinitionError(msg)
+
+
+# ---------------------------------------------------------------- decorator
+
+
+def check_timeout(timeout: float | None, name: str) -> float | None:
+    if timeout is None:
+        return None
+    if not is_seconds(timeout):
+        msg = f"timeout of tool {name!r} is {timeout!r}. Pass a positive number of seconds, or None"
+        raise ToolDefinitionError(msg)
+    return float(timeout)

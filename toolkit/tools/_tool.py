@@ -9,9 +9,8 @@ the decorator runs, or from raw parts with `Tool.new`, as in
 from __future__ import annotations
 
 import functools
-import re
 import types
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -21,7 +20,6 @@ from typing import (
     Literal,
     ParamSpec,
     Protocol,
-    TypeGuard,
     TypeVar,
     cast,
     overload,
@@ -32,12 +30,19 @@ from toolkit.core._exceptions import ToolDefinitionError
 from toolkit.core._frozen import freeze
 from toolkit.core._record import Record
 from toolkit.run._host import hosted
-from toolkit.run._running import is_seconds, run_blocking
+from toolkit.run._running import run_blocking
 from toolkit.values._results import ToolResult, Widget
 
-from ._call import ToolRunner
+from ._call import ExecuteFn, ToolRunner
 from ._names import RULES, check_name, sent_name
-from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
+from ._options import (
+    DecoratorOptions,
+    NewOptions,
+    ToolOptions,
+    check_namespace,
+    check_options,
+    check_timeout,
+)
 from ._views import model_description
 
 if TYPE_CHECKING:  # the modules that make and run tools load when first needed
@@ -68,11 +73,6 @@ T = TypeVar("T", bound="Tool[Any, Any]")
 
 ErrorFormatter = Callable[["Tool[Any, Any]", BaseException], str]
 """Turns a tool's exception into the text the model sees (see `ToolSet(error_formatter=...)`)."""
-
-ExecuteFn = Callable[
-    [str, str, JsonObject], "ToolResult | str | Awaitable[ToolResult | str]"
-]
-"""`execute_fn(agent_id, call_id, args)`, sync or async, with the JSON-decoded args."""
 
 
 def unbound_method_error(item: Tool[Any, Any]) -> ToolDefinitionError | None:
@@ -217,7 +217,7 @@ class Tool(Generic[P, R]):
         state = self.__dict__  # a new tool has no views to forget: no `__setattr__`
         state.update(options, name=check_name(name), description=description)
         state["parameters"] = parameters
-        state["timeout"] = _check_timeout(self.timeout, name)
+        state["timeout"] = check_timeout(self.timeout, name)
         if options.keys() & _POLICY_OPTIONS:
             from toolkit.policies._policies import check_policies
 
@@ -516,34 +516,6 @@ def json_schema(annotation: Any) -> JsonSchema:
     )
 
     return schema_of(annotation)
-
-
-def _check_timeout(timeout: float | None, name: str) -> float | None:
-    if timeout is None:
-        return None
-    if not is_seconds(timeout):
-        msg = f"timeout of tool {name!r} is {timeout!r}. Pass a positive number of seconds, or None"
-        raise ToolDefinitionError(msg)
-    return float(timeout)
-
-
-_NAMESPACE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
-
-
-def valid_namespace(namespace: object) -> TypeGuard[str]:
-    """Whether `namespace` is a name every API takes for a group of tools."""
-    return isinstance(namespace, str) and _NAMESPACE.fullmatch(namespace) is not None
-
-
-def check_namespace(namespace: object, where: str) -> str | None:
-    """`namespace` (of `where`: "tool 'x'", "a ToolSet"), when it is None or a name every API takes for a group of tools."""
-    if namespace is None or valid_namespace(namespace):
-        return namespace
-    msg = f"namespace of {where} is {namespace!r}. Use letters, digits, '_' or '-' (at most 64 characters, not starting with a digit or '-'), or None"
-    raise ToolDefinitionError(msg)
-
-
-# ---------------------------------------------------------------- decorator
 
 
 class ToolDecorator(Protocol):

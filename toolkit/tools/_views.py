@@ -3,17 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from ._tool import Tool
-
-__all__ = ["kept_views", "model_description", "named"]
+__all__ = ["Viewed", "kept_views", "model_description", "named"]
 
 T = TypeVar("T")
 
 
-def model_description(item: Tool[Any, Any]) -> str:
+class Viewed(Protocol):
+    """What a provider's view reads of a tool, and where it keeps its views (a `Tool` has it all)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def returns(self) -> str | None: ...
+
+    @property
+    def _views(self) -> dict[str, Any]: ...
+
+
+V = TypeVar("V", bound=Viewed)
+
+
+def model_description(item: Viewed) -> str:
     """The description, then the Returns text as a last paragraph.
 
     What an API without an output schema shows the model, so that the model
@@ -27,7 +43,7 @@ def model_description(item: Tool[Any, Any]) -> str:
     return f"{item.description}\n\n{paragraph}" if item.description else paragraph
 
 
-def named(item: Tool[Any, Any], name: str) -> dict[str, Any]:
+def named(item: Viewed, name: str) -> dict[str, Any]:
     """`{"name": name, "description": ...}` of a tool (`name`: what its API is sent), without a description when it has none."""
     description = model_description(item)
     if description:
@@ -35,9 +51,7 @@ def named(item: Tool[Any, Any], name: str) -> dict[str, Any]:
     return {"name": name}
 
 
-def kept_views(
-    items: Iterable[Tool[Any, Any]], kind: str, build: Callable[[Tool[Any, Any]], T]
-) -> list[T]:
+def kept_views(items: Iterable[V], kind: str, build: Callable[[V], T]) -> list[T]:
     """`build(item)` for each of `items`, kept on the tool under `kind` until its name, description, parameters or returns change.
 
     Tools are made once and exported on every request, so a provider keeps

@@ -8,7 +8,7 @@ before it became JSON text.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from toolkit.core._exceptions import ContentError
 from toolkit.core._log import log_failure
@@ -17,11 +17,9 @@ from toolkit.core._record import Record, TextRecord
 from ._content import PART_TYPES, Part, Text, as_parts, is_content, joined_text
 from ._json import TooDeep, encode, refers_to_itself, to_jsonable, type_name
 
-if TYPE_CHECKING:
-    from toolkit.policies._policies import Approval
-
 __all__ = [
     "UI",
+    "Approval",
     "Refused",
     "TextUI",
     "ToolCall",
@@ -35,6 +33,33 @@ __all__ = [
 ]
 
 _set = object.__setattr__
+
+
+class Approval(Record):
+    """A call that waits for a human's approval (`ToolResult.approval`).
+
+    Approve it with `ToolSet.approve(id)`, deny it with
+    `ToolSet.deny(id, reason)`, or pass `approvals={id: True}` (or a reason
+    to deny) to the next `ToolSet.run`; then send the same call again.
+
+    Attributes:
+        id: The approval's id (a signed token when the set has an `approval_key`).
+        tool: The name of the tool the call names.
+        arguments: The call's arguments, as the model sent them.
+    """
+
+    __match_args__ = ("id", "tool", "arguments")
+    __slots__ = ("arguments", "id", "tool")
+    id: str
+    tool: str
+    arguments: dict[str, Any]
+
+    def __init__(
+        self, id: str, tool: str, arguments: dict[str, Any]
+    ) -> None:  # the field's name
+        _set(self, "id", id)
+        _set(self, "tool", tool)
+        _set(self, "arguments", arguments)
 
 
 @runtime_checkable

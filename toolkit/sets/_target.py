@@ -13,8 +13,9 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from toolkit.sets._toolset import ToolSet
 from toolkit.tools._tool import Tool
+
+from ._toolset import ToolSet
 
 __all__ = ["TargetError", "load_target", "split_target", "target_name"]
 
