@@ -267,3 +267,68 @@ def test_a_client_beyond_max_tasks_is_refused_before_its_tool_starts() -> None:
 def test_max_tasks_that_is_no_positive_whole_number_is_refused(bad: Any) -> None:
     with pytest.raises(ValueError, match="max_tasks"):
         Tasks(max_tasks=bad)
+
+
+def test_sigterm_leaves_no_task_working_in_redis(redis: Redis) -> None:
+    import json
+    import signal
+    import sys
+
+    import httpx2
+    import redis as redis_client
+
+    from tests.test_mcp_tasks import Peer
+
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "serve",
+            "tests/test_mcp_tasks.py:tools",
+            "--http",
+            f"127.0.0.1:{port}",
+            "--stateless",
+            "--json-response",
+            "--task-store",
+            redis.url,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_port(process, port)
+
+        async def main() -> list[str]:
+            async with httpx2.AsyncClient(timeout=60) as client:
+                peer = Peer(client, f"http://127.0.0.1:{port}/mcp")
+                return [
+                    (
+                        await peer.result(
+                            "tools/call", name="slow", arguments={"seconds": 600}
+                        )
+                    )["taskId"]
+                    for _ in range(3)
+                ]
+
+        ids = run(main())
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        assert process.stderr is not None
+        process.stderr.close()
+    kept = redis_client.Redis.from_url(redis.url, decode_responses=True)
+    try:
+        for task_id in ids:
+            record = json.loads(kept.get(f"toolkit:task:{task_id}"))
+            assert record["status"] == "cancelled"
+            assert (
+                record["statusMessage"]
+                == "The server stopped before the tool finished."
+            )
+    finally:
+        kept.close()
