@@ -324,7 +324,9 @@ def test_sigterm_leaves_no_task_working_in_redis(redis: Redis) -> None:
     kept = redis_client.Redis.from_url(redis.url, decode_responses=True)
     try:
         for task_id in ids:
-            record = json.loads(kept.get(f"toolkit:task:{task_id}"))
+            text = kept.get(f"toolkit:task:{task_id}")
+            assert isinstance(text, str)
+            record = json.loads(text)
             assert record["status"] == "cancelled"
             assert (
                 record["statusMessage"]
