@@ -437,8 +437,8 @@ class Tasks:
         running = live.running
         try:
             delay: float | None = None  # set while the store fails
+            seen = live.change
             while not running.done():
-                seen = live.change
                 waiter = asyncio.ensure_future(seen.wait())
                 try:
                     await asyncio.wait(
@@ -450,6 +450,9 @@ class Tasks:
                     waiter.cancel()
                 if running.done():
                     break
+                seen = (
+                    live.change
+                )  # before the read: a change during it wakes the next wait
                 try:
                     record = await self.store.load(task_id)
                 except Exception as error:
