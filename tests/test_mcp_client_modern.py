@@ -26,7 +26,7 @@ from tests import servers
 from tests.conftest import call
 from tests.test_mcp_http import served
 from toolkit import Context, Elicited, Param, ToolResult, ToolSet, mcp
-from toolkit.mcp._tasks import MemoryTaskStore
+from toolkit.mcp._task_store import MemoryTaskStore
 
 tools = ToolSet()
 stopped: list[str] = []

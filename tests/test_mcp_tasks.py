@@ -22,7 +22,8 @@ import pytest
 from tests.servers import free_port, wait_for_port
 from tests.test_mcp_http import served
 from toolkit import Context, ToolSet, mcp
-from toolkit.mcp._tasks import EXTENSION, MemoryTaskStore
+from toolkit.mcp._task_store import MemoryTaskStore
+from toolkit.mcp._tasks import EXTENSION
 
 tools = ToolSet()
 stopped: list[str] = []

@@ -490,6 +490,13 @@ def _serve_command(commands: _Commands) -> None:
         "answers for them (default: in this process)",
     )
     flag(
+        "--max-tasks",
+        type=int,
+        metavar="N",
+        help="live tasks a client may have in this process; a call beyond is refused "
+        "before its tool starts (default: 1000)",
+    )
+    flag(
         "--state-key-env",
         metavar="VAR",
         help="the environment variable holding the key (32 bytes or more) that seals "
@@ -523,6 +530,7 @@ _HTTP_FLAGS: Final[dict[str, Any]] = {
     "cache_ttl": None,
     "state_key_env": None,
     "task_store": None,
+    "max_tasks": None,
 }
 
 
@@ -560,6 +568,8 @@ def _serve(options: argparse.Namespace) -> int:
             extra["cache_ttl"] = options.cache_ttl
         if options.task_store is not None:
             extra["task_store"] = options.task_store
+        if options.max_tasks is not None:
+            extra["max_tasks"] = options.max_tasks
         if options.state_key_env is not None:
             extra["state_key"] = _secret("--state-key-env", options.state_key_env)
     try:

@@ -121,7 +121,8 @@ def asgi_app(
             worker or replica that may take a call's next round;
             `task_store` (a `TaskStore`, or `"redis://HOST:PORT/N"`) and
             `task_ttl`, where the tasks of tools declared `task=...` live
-            and for how long.
+            and for how long; `max_tasks`, the live tasks a client may have
+            in this process (default 1,000; None for no limit).
 
     Raises:
         ImportError: The `mcp` package is not installed.

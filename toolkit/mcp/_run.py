@@ -163,7 +163,7 @@ def serve(
         if listen.workers > 1:
             _supervise(listen, sock, line)
         else:
-            _serve_here(Running(app), sock, listen, line)
+            _serve_here(Running(app, listen.grace), sock, listen, line)
     finally:
         sock.close()
 
@@ -462,23 +462,41 @@ def worker_app(listen: Listen) -> Running:
     except (TargetError, ImportError, ValueError) as error:
         print(f"toolkit: error: {error}", file=sys.stderr, flush=True)
         sys.exit(STARTUP_FAILURE)
-    return Running(app)
+    return Running(app, listen.grace)
 
 
 class Running:
-    """The app as `run` serves it: what stops the server also ends the event streams held open.
+    """The app as `run` serves it: what stops the server first lets the calls in flight finish, listening still.
 
     uvicorn stops on SIGTERM or Ctrl-C: it stops taking connections, waits
-    up to the grace for the requests in flight, then cancels them. An event
-    stream that a client holds open between calls never ends on its own,
-    so this app ends those as soon as the signal comes, and leaves the
-    calls their grace.
+    up to the grace for the requests in flight, then cancels them. But a
+    client whose call is in flight may need another request to finish it:
+    the official `mcp` client lists the tools, on a new connection, to check
+    the call's result against the tool's output schema. So this app holds
+    the signal back from uvicorn while it drains: it ends the event streams
+    that clients hold open between calls (they never end on their own), and
+    keeps answering until no request (other than those streams) has been in
+    flight for `QUIET` seconds, or the grace is over (then it cancels the
+    requests still running); only then is uvicorn told to stop. A second
+    signal stops it at once.
     """
 
-    def __init__(self, app: McpApp) -> None:
+    QUIET: Final = 0.5
+    """Seconds without a request in flight after which a draining server stops listening."""
+
+    def __init__(self, app: McpApp, grace: float = DEFAULT_GRACE) -> None:
         self.app = app
+        self.grace = grace
+        self.requests: set[Any] = set()  # the tasks of the requests in flight
+        self.last = 0.0  # when the last one ended (loop time)
+        self.draining = False
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope.get("method") != "GET":
+            # GET streams stay open between calls (and are ended when
+            # draining starts): requests are what the drain waits for.
+            await self._request(scope, receive, send)
+            return
         if scope["type"] != "lifespan":
             await self.app(scope, receive, send)
             return
@@ -488,12 +506,24 @@ class Running:
 
         loop = asyncio.get_running_loop()
         previous = {number: signal.getsignal(number) for number in _STOP_SIGNALS}
+        draining: list[asyncio.Future[None]] = []
 
-        def stop(number: int, frame: Any) -> None:
+        def forward(number: int, frame: Any) -> None:
             handler = previous[signal.Signals(number)]
             if callable(handler):
                 handler(number, frame)
+
+        def stop(number: int, frame: Any) -> None:
+            if self.draining:  # a second signal: stop now
+                forward(number, frame)
+                return
+            self.draining = True
             loop.call_soon_threadsafe(self.app.close_streams)
+            loop.call_soon_threadsafe(
+                lambda: draining.append(
+                    asyncio.ensure_future(self._drain(forward, number, frame))
+                )
+            )
 
         # sse-starlette ends every event stream once uvicorn is told to
         # stop, calls in flight included: here only the idle ones end.
@@ -507,6 +537,34 @@ class Running:
             for number, handler in previous.items():
                 signal.signal(number, handler)
             AppStatus.enable_automatic_graceful_drain = drains
+            for task in draining:
+                task.cancel()
+
+    async def _request(self, scope: Any, receive: Any, send: Any) -> None:
+        import asyncio
+
+        task = asyncio.current_task()
+        self.requests.add(task)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.requests.discard(task)
+            self.last = asyncio.get_running_loop().time()
+
+    async def _drain(self, forward: Any, number: int, frame: Any) -> None:
+        """Wait for quiet (or the grace's end, cancelling what still runs), then let uvicorn stop."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.grace
+        self.last = loop.time()
+        while loop.time() < deadline and (
+            self.requests or loop.time() - self.last < self.QUIET
+        ):
+            await asyncio.sleep(0.05)
+        for task in list(self.requests):
+            task.cancel()
+        forward(number, frame)
 
 
 def import_path(toolset: ToolSet) -> str:

@@ -23,7 +23,7 @@ from toolkit.values._json import to_jsonable
 from toolkit.values._results import ToolResult, error_text, safe_text
 
 from ._modern import DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL
-from ._tasks import DEFAULT_TASK_TTL
+from ._tasks import DEFAULT_MAX_TASKS, DEFAULT_TASK_TTL
 
 if TYPE_CHECKING:
     from toolkit.sets._toolset import ToolSet
@@ -73,6 +73,7 @@ def build_server(
     state_key: str | bytes | None = None,
     task_store: Any = None,
     task_ttl: float = DEFAULT_TASK_TTL,
+    max_tasks: int | None = DEFAULT_MAX_TASKS,
 ) -> Any:
     """An `mcp` low-level `Server` that lists and calls the tools of `toolset` (a set, a `Tool` or a list).
 
@@ -84,7 +85,8 @@ def build_server(
     shared by every worker) seals the `requestState` of input-required
     results (default: a key of this process only). See `_modern`.
     `task_store` (a `TaskStore`; default, in memory) keeps the tasks of the
-    tools declared `task=...`, each for `task_ttl` seconds. See `_tasks`.
+    tools declared `task=...`, each for `task_ttl` seconds; a client has
+    `max_tasks` live tasks at most in this process (None: no limit). See `_tasks`.
 
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
@@ -114,7 +116,10 @@ def build_server(
     from ._tasks import Tasks
 
     handlers = Handlers(
-        Loading(toolset), Tasks(task_store, ttl=task_ttl), agent_id, sse_poll
+        Loading(toolset),
+        Tasks(task_store, ttl=task_ttl, max_tasks=max_tasks),
+        agent_id,
+        sse_poll,
     )
     server = handlers.loading.server(
         name,

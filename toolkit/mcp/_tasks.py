@@ -25,9 +25,23 @@ or in one request's `_meta`), runs as a task:
 Everything a task is lives in a `TaskStore`: `MemoryTaskStore` in this
 process, or `RedisTaskStore` (`_redis`) shared by workers and replicas, so
 that any of them answers `tasks/get`, `tasks/update` and `tasks/cancel` for
-a task another one runs. The process that runs a task reads the store every
-`poll` seconds, for answers and for a cancellation. A task is kept for its
+a task another one runs. The process that runs a task learns of its
+answers and of its cancellation as they come: the store tells it
+(`TaskStore.listen`: in memory, at once; in Redis, a pub/sub message), and
+only then does it read the task's record, one key. A store without
+`listen` is read every `poll` seconds instead. A task is kept for its
 `ttlMs` from its creation, then expires.
+
+A store that fails (Redis down a few seconds) stops no task: the process
+that runs it retries with backoff, and records the task's end once the
+store answers again. A call that could become a task is refused, before
+its tool starts, while the store cannot be reached (an `isError` result
+saying so), so that no tool runs as a task that nobody can follow. When
+the server stops, every task still running here is cancelled and
+recorded `cancelled` with a `statusMessage`, so that none stays `working`.
+A client has `max_tasks` live tasks at most in a process (default
+1,000; the tokens' client when `auth=` is on, else every client as one):
+a call beyond is refused before its tool starts.
 
 A task made by an authenticated client (`auth=`) is that client's (the
 `client_id`, issuer and `subject` of its access token, compared as the SDK
@@ -45,25 +59,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import json
+import logging
 import re
 import secrets
-import time
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Final
 
 from toolkit.providers.mcp import dump
 from toolkit.run._running import is_seconds
-from toolkit.values._results import error_text
+from toolkit.values._results import ToolResult, error_text
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from toolkit.tools._tool import Tool
 
+from ._task_store import MemoryTaskStore, TaskStore, store_at
+from ._task_store import now as timestamp
+
 __all__ = [
+    "DEFAULT_MAX_TASKS",
     "DEFAULT_TASK_TTL",
     "EXTENSION",
-    "MemoryTaskStore",
-    "TaskStore",
     "Tasks",
 ]
 
@@ -76,7 +94,22 @@ DEFAULT_WINDOW: Final = 0.2
 """Seconds a task tool's call waits for the tool before it answers with a task instead."""
 
 DEFAULT_POLL: Final = 0.1
-"""Seconds between the running process's looks at the store (answers, cancellation)."""
+"""Seconds between a running task's looks at a store that cannot tell it of changes (no `listen`)."""
+
+DEFAULT_MAX_TASKS: Final = 1000
+"""Live tasks a client may have in one process; a call beyond is refused before its tool starts."""
+
+RETRY_FIRST: Final = 0.05
+RETRY_MOST: Final = 2.0
+"""Seconds between tries of a store operation that failed: doubling from the first to the most."""
+
+SHUTDOWN_WAIT: Final = 5.0
+"""Seconds a stopping server spends recording its running tasks as cancelled (the store may be down)."""
+
+EVERYTHING: Final = "*"
+"""What `listen` reports when any task may have changed (it was not listening for a while)."""
+
+_log = logging.getLogger("toolkit.mcp.tasks")
 
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
 
@@ -85,67 +118,6 @@ TASK_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 OWNER: Final = "toolkit.owner"
 """Where a task's record keeps who made it (an authenticated client), never sent to clients."""
-
-
-class TaskStore(Protocol):
-    """Where tasks live: a record per task, and the answers its client sent, each kept for `ttl` seconds.
-
-    Records are JSON objects (dicts of JSON values); a store never reads
-    them. Every method may be called from any worker.
-    """
-
-    async def save(self, task_id: str, record: dict[str, Any], ttl: float) -> None:
-        """Keep `record` as the task's record (replacing the one kept), for `ttl` seconds from now."""
-        ...
-
-    async def load(self, task_id: str) -> dict[str, Any] | None:
-        """The task's record, or None for a task this store does not know (or that expired)."""
-        ...
-
-    async def answer(self, task_id: str, responses: dict[str, Any], ttl: float) -> None:
-        """Add `responses` (question key → answer) to the task's answers."""
-        ...
-
-    async def answers(self, task_id: str) -> dict[str, Any]:
-        """The answers sent for the task so far."""
-        ...
-
-
-class MemoryTaskStore:
-    """A `TaskStore` in this process's memory: for one process (stdio, or HTTP without workers)."""
-
-    def __init__(self) -> None:
-        self._records: dict[str, tuple[float, dict[str, Any]]] = {}
-        self._answers: dict[str, dict[str, Any]] = {}
-
-    async def save(self, task_id: str, record: dict[str, Any], ttl: float) -> None:
-        self._prune()
-        self._records[task_id] = (time.monotonic() + ttl, dict(record))
-
-    async def load(self, task_id: str) -> dict[str, Any] | None:
-        self._prune()
-        kept = self._records.get(task_id)
-        return dict(kept[1]) if kept is not None else None
-
-    async def answer(self, task_id: str, responses: dict[str, Any], ttl: float) -> None:
-        self._answers.setdefault(task_id, {}).update(responses)
-
-    async def answers(self, task_id: str) -> dict[str, Any]:
-        return dict(self._answers.get(task_id, {}))
-
-    def _prune(self) -> None:
-        now = time.monotonic()
-        for task_id in [k for k, (until, _) in self._records.items() if until <= now]:
-            del self._records[task_id]
-            self._answers.pop(task_id, None)
-
-
-def _now() -> str:
-    return (
-        datetime.datetime.now(datetime.timezone.utc)
-        .isoformat(timespec="milliseconds")
-        .replace("+00:00", "Z")
-    )
 
 
 class Tasks:
@@ -158,17 +130,32 @@ class Tasks:
         ttl: float = DEFAULT_TASK_TTL,
         window: float = DEFAULT_WINDOW,
         poll: float = DEFAULT_POLL,
+        max_tasks: int | None = DEFAULT_MAX_TASKS,
     ) -> None:
         if not is_seconds(ttl) or ttl == float("inf"):  # a record must expire
             msg = f"task_ttl must be a positive number of seconds, not {ttl!r}"
             raise ValueError(msg)
+        if max_tasks is not None and (
+            isinstance(max_tasks, bool)
+            or not isinstance(max_tasks, int)
+            or max_tasks < 1
+        ):
+            msg = f"max_tasks must be a whole number of tasks, 1 or more (or None), not {max_tasks!r}"
+            raise ValueError(msg)
         if isinstance(store, str):
-            store = _store_at(store)
+            store = store_at(store)
         self.store: TaskStore = store if store is not None else MemoryTaskStore()
         self.ttl = ttl
         self.window = window
         self.poll = poll
+        self.max_tasks = max_tasks
         self._running: set[asyncio.Task[Any]] = set()
+        self._live: dict[str, _Live] = {}  # the tasks whose tools run here
+        self._clients: Counter[str] = (
+            Counter()
+        )  # live tasks (and calls about to be) per client
+        self._listener: asyncio.Task[None] | None = None
+        self._closing = False
 
     # ------------------------------------------------------------ negotiation
 
@@ -221,7 +208,50 @@ class Tasks:
         `finish(outcome)` makes the call's answer from the tool's outcome
         (`CallToolResult`, input-required result, or raises the error the
         call fails with); it is used for a quick call and for a task's result.
+        A call is refused (an `isError` result, its tool never started) when
+        its client has `max_tasks` live tasks here, or the store cannot be
+        reached: a tool that ran as a task nobody can follow would be run
+        again by a client that retries.
         """
+        owner = _principal()
+        client = json.dumps(owner)
+        if self.max_tasks is not None and self._clients[client] >= self.max_tasks:
+            call.close()
+            return finish(
+                ToolResult.error(
+                    f"The tool was not started: this client has {self.max_tasks} live "
+                    "tasks, the most it may have (max_tasks). Wait for one to end, or "
+                    "cancel one (tasks/cancel), and call again."
+                )
+            )
+        try:
+            await self._reach_store()
+        except Exception as error:  # the store is down: nothing starts
+            call.close()
+            _log.warning(
+                "Task store unreachable, a task call refused: %s", error_text(error)
+            )
+            return finish(
+                ToolResult.error(
+                    "The tool was not started: the task store cannot be reached "
+                    f"({error_text(error)}). Call again in a moment."
+                )
+            )
+        self._clients[client] += 1
+        handed_over = False
+        try:
+            answer = await self._start(host, call, finish, owner, client)
+            handed_over = (
+                isinstance(answer, dict) and answer.get("resultType") == "task"
+            )
+            return answer
+        finally:
+            if not handed_over:
+                self._release(client)
+
+    async def _start(
+        self, host: Any, call: Any, finish: Any, owner: Any, client: str
+    ) -> Any:
         running = asyncio.ensure_future(call)
         try:
             done, _ = await asyncio.wait({running}, timeout=self.window)
@@ -231,7 +261,7 @@ class Tasks:
         if done or host.pending or host.missing is not None:
             return finish(await running)
         task_id = secrets.token_urlsafe(16)
-        now = _now()
+        now = timestamp()
         record = {
             "taskId": task_id,
             "status": "working",
@@ -240,33 +270,148 @@ class Tasks:
             "ttlMs": round(self.ttl * 1000),
             "pollIntervalMs": max(1, round(self.poll * 1000)),
         }
-        owner = _principal()
         kept = record if owner is None else {**record, OWNER: owner}
-        await self.store.save(task_id, kept, self.ttl)  # before the client asks for it
+        live = _Live(running, client)
+        self._live[task_id] = live  # before the save, so that no change is missed
+        self._listen()
+        # Written before the client learns of the task. While the store
+        # fails, the tool keeps running and the call waits: for the save
+        # (then it answers the task), or for the tool (then its result).
+        saving = asyncio.ensure_future(
+            self._retry(
+                f"task {task_id}: saving", self.store.save, task_id, kept, self.ttl
+            )
+        )
+        try:
+            await asyncio.wait({saving, running}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            saving.cancel()
+            running.cancel()
+            del self._live[task_id]
+            raise
+        if not saving.done():
+            saving.cancel()
+            del self._live[task_id]
+            return finish(await running)
         host.task = _TaskLink(self, task_id)
-        background = asyncio.ensure_future(self._follow(task_id, running, finish))
+        background = asyncio.ensure_future(self._follow(task_id, live, finish))
         self._running.add(background)
         background.add_done_callback(self._running.discard)
         return {"resultType": "task", **record}
 
-    async def _follow(
-        self, task_id: str, running: asyncio.Future[Any], finish: Any
-    ) -> None:
+    def _release(self, client: str) -> None:
+        self._clients[client] -= 1
+        if self._clients[client] <= 0:
+            del self._clients[client]
+
+    async def _reach_store(self) -> None:
+        ping = getattr(self.store, "ping", None)
+        if ping is not None:
+            await ping()
+        else:
+            await self.store.load("-")
+
+    def _listen(self) -> None:
+        """Start hearing of the store's changes (once), where the store can tell them."""
+        listen = getattr(self.store, "listen", None)
+        if listen is not None and self._listener is None:
+            self._listener = asyncio.ensure_future(listen(self._changed))
+
+    def _changed(self, task_id: str) -> None:
+        if task_id == EVERYTHING:
+            for each in self._live.values():
+                each.touch()
+        elif (live := self._live.get(task_id)) is not None:
+            live.touch()
+
+    def _quiet(self, failing: float | None) -> float | None:
+        """How long a task waits for a change before it looks at the store anyway."""
+        heard = self._listener is not None and not self._listener.done()
+        wait = None if heard else self.poll
+        if failing is not None:
+            wait = failing if wait is None else min(wait, failing)
+        return wait
+
+    async def _follow(self, task_id: str, live: _Live, finish: Any) -> None:
         """Wait for the tool, stopping it if the task is cancelled; keep its outcome in the store."""
-        while not running.done():
-            await asyncio.wait({running}, timeout=self.poll)
-            record = await self.store.load(task_id)
-            if record is None or record["status"] == "cancelled":
-                running.cancel()
-                return
+        running = live.running
         try:
-            answer = finish(running.result())
-            changes: dict[str, Any] = {"status": "completed", "result": dump(answer)}
-        except asyncio.CancelledError:
-            return
-        except Exception as error:  # a protocol error: the task failed
-            changes = {"status": "failed", "error": _error(error)}
-        await self._update(task_id, changes, drop=("inputRequests",))
+            delay: float | None = None  # set while the store fails
+            seen = live.change
+            while not running.done():
+                waiter = asyncio.ensure_future(seen.wait())
+                try:
+                    await asyncio.wait(
+                        {running, waiter},
+                        timeout=self._quiet(delay),
+                        return_when=asyncio.FIRST_COMPLETED,
+                    )
+                finally:
+                    waiter.cancel()
+                if running.done():
+                    break
+                seen = (
+                    live.change
+                )  # before the read: a change during it wakes the next wait
+                try:
+                    record = await self.store.load(task_id)
+                except Exception as error:
+                    delay = _later(delay)
+                    _log.warning(
+                        "Task %s: the store failed (%s); retrying",
+                        task_id,
+                        error_text(error),
+                    )
+                    continue
+                delay = None
+                if record is None or record["status"] == "cancelled":
+                    running.cancel()
+                    return
+            try:
+                answer = finish(running.result())
+                changes: dict[str, Any] = {
+                    "status": "completed",
+                    "result": dump(answer),
+                }
+            except asyncio.CancelledError:
+                why = (
+                    "The server stopped before the tool finished."
+                    if self._closing
+                    else "The tool was stopped before it finished."
+                )
+                changes = {"status": "cancelled", "statusMessage": why}
+            except Exception as error:  # a protocol error: the task failed
+                changes = {"status": "failed", "error": _error(error)}
+            await self._retry(
+                f"task {task_id}: recording its end",
+                self._update,
+                task_id,
+                changes,
+                ("inputRequests",),
+            )
+        finally:
+            self._live.pop(task_id, None)
+            self._release(live.client)
+
+    async def _retry(self, what: str, operation: Any, *args: Any) -> Any:
+        """`operation(*args)`, tried again with backoff while the store fails."""
+        delay: float | None = None
+        while True:
+            try:
+                result = await operation(*args)
+            except Exception as error:
+                delay = _later(delay)
+                _log.warning(
+                    "%s: the store failed (%s); retrying in %gs",
+                    what,
+                    error_text(error),
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                continue
+            if delay is not None:
+                _log.warning("%s: the store answers again", what)
+            return result
 
     async def _update(
         self, task_id: str, changes: dict[str, Any], drop: tuple[str, ...] = ()
@@ -276,7 +421,7 @@ class Tasks:
             return None
         for key in drop:
             record.pop(key, None)
-        record.update(changes, lastUpdatedAt=_now())
+        record.update(changes, lastUpdatedAt=timestamp())
         await self.store.save(task_id, record, self._left(record))
         return record
 
@@ -291,17 +436,37 @@ class Tasks:
 
     async def ask(self, task_id: str, key: str, request: dict[str, Any]) -> Any:
         """The client's answer to the question `key`, waiting with the task `input_required` until it comes."""
-        answers = await self.store.answers(task_id)
+        live = self._live.get(task_id)
+        seen = live.change if live is not None else None
+        what = f"task {task_id}: asking {key!r}"
+        answers = await self._retry(what, self.store.answers, task_id)
         if key not in answers:
-            record = await self.store.load(task_id)
+            record = await self._retry(what, self.store.load, task_id)
             if record is not None and record["status"] not in TERMINAL:
                 asked = {**record.get("inputRequests", {}), key: request}
-                await self._update(
-                    task_id, {"status": "input_required", "inputRequests": asked}
+                await self._retry(
+                    what,
+                    self._update,
+                    task_id,
+                    {"status": "input_required", "inputRequests": asked},
                 )
+            delay: float | None = None
             while key not in answers:
-                await asyncio.sleep(self.poll)
-                answers = await self.store.answers(task_id)
+                if seen is not None and self._quiet(delay) is None:
+                    await seen.wait()  # an answer, or any change of the task
+                else:
+                    await asyncio.sleep(self._quiet(delay) or self.poll)
+                if live is not None:
+                    seen = live.change
+                try:
+                    answers = await self.store.answers(task_id)
+                except Exception as error:
+                    delay = _later(delay)
+                    _log.warning(
+                        "%s: the store failed (%s); retrying", what, error_text(error)
+                    )
+                    continue
+                delay = None
         return answers[key]
 
     # ------------------------------------------------------------ tasks/* requests
@@ -367,14 +532,28 @@ class Tasks:
 
     @contextlib.asynccontextmanager
     async def lifespan(self, server: Any) -> AsyncIterator[dict[str, Any]]:
-        """The server's lifespan: on the way out, stop the tasks still running here and close the store."""
+        """The server's lifespan: on the way out, stop the tasks still running here, record them cancelled, close the store."""
         try:
             yield {}
         finally:
-            for running in list(self._running):
-                running.cancel()
-            if self._running:
-                await asyncio.wait(self._running)
+            self._closing = True
+            for live in list(self._live.values()):
+                live.running.cancel()
+            if self._running:  # each records its task cancelled, with the reason
+                _, late = await asyncio.wait(self._running, timeout=SHUTDOWN_WAIT)
+                for follower in late:
+                    follower.cancel()
+                if late:
+                    _log.warning(
+                        "%d task(s) not recorded as cancelled: the store did not answer in %gs",
+                        len(late),
+                        SHUTDOWN_WAIT,
+                    )
+                    await asyncio.wait(late)
+            if self._listener is not None:
+                self._listener.cancel()
+                with contextlib.suppress(BaseException):
+                    await self._listener
             close = getattr(self.store, "aclose", None)
             if close is not None:
                 await close()
@@ -394,18 +573,22 @@ class Tasks:
         server.add_request_handler("tasks/cancel", TaskParams, self.cancel)
 
 
-def _store_at(url: str) -> TaskStore:
-    """The store a URL names: `redis://HOST:PORT/N` (or `rediss://`).
+class _Live:
+    """A task whose tool runs in this process: the tool, its client, and what wakes its waiters."""
 
-    Raises:
-        ValueError: Not a URL of a store that toolkit has.
-    """
-    if url.startswith(("redis://", "rediss://")):
-        from ._redis import RedisTaskStore
+    def __init__(self, running: asyncio.Future[Any], client: str) -> None:
+        self.running = running
+        self.client = client
+        self.change = asyncio.Event()  # set (and replaced) at each change of the task
 
-        return RedisTaskStore(url)
-    msg = f"task store {url!r}: give redis://HOST:PORT/N, or a TaskStore from Python"
-    raise ValueError(msg)
+    def touch(self) -> None:
+        self.change.set()
+        self.change = asyncio.Event()
+
+
+def _later(delay: float | None) -> float:
+    """The next wait between tries of a failing store operation."""
+    return RETRY_FIRST if delay is None else min(RETRY_MOST, delay * 2)
 
 
 class _TaskLink:
