@@ -2,8 +2,9 @@
 
 A `Tool` is built either from an annotated function (`@tool`), whose schema
 and description come from the signature and docstring and are checked when
-the decorator runs, or from raw parts with `Tool.new`, as in
-`Planck.Agent.Tool.new/1`. Either way the model sees only `to_ai_tool()`.
+the decorator runs, or from raw parts with `Tool.new`: a name, a description,
+a JSON Schema and a function that takes the decoded arguments, for tools
+defined at runtime. Either way the model sees only `to_ai_tool()`.
 """
 
 from __future__ import annotations
@@ -238,7 +239,7 @@ class Tool(Generic[P, R]):
         execute_fn: ExecuteFn,
         **options: Unpack[NewOptions],
     ) -> Tool[..., Any]:
-        """Build a tool from raw parts, as `Planck.Agent.Tool.new/1` does.
+        """Build a tool from raw parts: a name, a description, a schema and a function.
 
         Args:
             name: The tool name: 1 to 128 printable characters without
