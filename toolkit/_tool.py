@@ -32,6 +32,7 @@ from ._call import ToolRunner
 from ._exceptions import ToolDefinitionError
 from ._frozen import freeze
 from ._host import hosted
+from ._log import log_warning
 from ._names import RULES, check_name, sent_name
 from ._options import DecoratorOptions, NewOptions, ToolOptions, check_options
 from ._record import Record
@@ -655,12 +656,25 @@ def _from_function(
 ) -> Tool[Any, Any]:
     """A tool of `kind` made from `target`: its signature and docstring read, its runner calling the function."""
     qualname = target.qualname
+    if name is None and target.name == "<lambda>":
+        # Every lambda has this name: the tool would reach models as `_lambda_`.
+        problem = 'a lambda has no name a model could call the tool by. Pass name=, as in `tool(name="echo")(lambda q: q)`, or use a def'
+        raise ToolDefinitionError.collected(qualname, [problem])
     tool_name = check_name(name if name is not None else target.name, function=qualname)
     definition = _definition()
     info = definition.analyze(target, docstring_style=docstring_style)
+    said = info.description if description is None else description
+    if not said.strip():
+        # Not an error: much real code has no docstrings, and the tool works.
+        log_warning(
+            "Tool %r (%s) has no description, and models choose tools by it: "
+            "add a docstring, or pass description=",
+            tool_name,
+            qualname,
+        )
     made = kind(
         name=tool_name,
-        description=info.description if description is None else description,
+        description=said,
         parameters=info.parameters,
         execute_fn=_no_execute_fn,
         output_schema=info.output_schema,
