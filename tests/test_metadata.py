@@ -58,3 +58,12 @@ def test_license_and_people() -> None:
     assert "MIT License" in (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert META["Author"]
     assert META["Maintainer"]
+
+
+def test_changelog_has_one_short_line_per_change() -> None:
+    """Keep a Changelog bullets a reader scans: one line each, under 300 characters."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "## [Unreleased]" in text
+    bullets = [line for line in text.splitlines() if line.startswith("- ")]
+    assert bullets
+    assert [line[:60] for line in bullets if len(line) >= 300] == []
