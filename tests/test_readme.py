@@ -98,6 +98,7 @@ def test_the_install_lines_work_from_a_clone_and_agree_with_the_docs() -> None:
     lines = [
         line.split("#", 1)[0].strip()
         for line in _block_after("## Install", "sh").splitlines()
+        if not line.startswith("#")
     ]
     assert lines[0] == 'pip install ".[mcp]"'
     for line in lines:

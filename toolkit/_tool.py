@@ -597,8 +597,9 @@ def tool(
 
     Raises:
         ToolDefinitionError: The function cannot be a tool (an instance method
-            taken from its class, a builtin without a signature included), or an option is
-            unknown; the message lists every problem and its fix.
+            taken from its class, a builtin without a signature, a lambda
+            without `name=` included), or an option is unknown; the message
+            lists every problem and its fix.
     """
     check_options(dict(options), DecoratorOptions, "@tool")
     style = options.get("docstring_style")
