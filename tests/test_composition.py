@@ -22,6 +22,7 @@ from toolkit import DuplicateToolError, Tool, ToolResult, ToolSet, tool
 
 def make(name: str, text: str = "ok") -> Tool[Any, Any]:
     def function() -> str:
+        """Answer with a fixed text."""
         return text
 
     function.__name__ = name

@@ -213,8 +213,12 @@ def test_without_mcp_install_and_dev_say_so_and_write_nothing(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setitem(sys.modules, "mcp", None)  # `import mcp` fails
-    for command in (["install", "cursor", str(SAMPLE)], ["dev", str(SAMPLE)]):
-        assert main(command) == 2
+    for command in (
+        ["install", "cursor", str(SAMPLE)],
+        ["install", "cursor", str(SAMPLE), "--dry-run"],  # fails as the real one
+        ["dev", str(SAMPLE)],
+    ):
+        assert main(command) == 2, command
         assert capsys.readouterr().err == (
             "toolkit: error: Serving over MCP needs the `mcp` package: "
             'pip install "toolkit-llm[mcp]"\n'
@@ -227,6 +231,7 @@ def test_dev_runs_the_inspector_on_toolkit_serve(tmp_path: pathlib.Path) -> None
     assert done.returncode == 0, done.stderr
     assert shlex.split(done.stdout) == [
         "npx",
+        "-y",
         "@modelcontextprotocol/inspector",
         *SERVE[:-1],
         f"{SAMPLE}:tools",
@@ -239,4 +244,52 @@ def test_dev_without_node_is_one_line_and_status_2(tmp_path: pathlib.Path) -> No
     assert done.stderr == (
         "toolkit: error: toolkit dev runs the MCP Inspector with npx, which is not "
         "on PATH; install Node.js from https://nodejs.org\n"
+    )
+
+
+# npx as npm 10 behaves without a terminal: without -y (or --yes) it refuses to
+# fetch a package, with exit status 1. The real Inspector would start a web
+# server; this one records its arguments and exits with INSPECTOR_STATUS.
+FAKE_NPX = """#!/bin/sh
+printf '%s\\n' "$@" > "$(dirname "$0")/npx-args"
+case " $* " in
+  *" -y "*|*" --yes "*) exit "${INSPECTOR_STATUS:-0}" ;;
+esac
+echo "npm error npx canceled due to missing packages and no YES option: [\"@modelcontextprotocol/inspector\"]" >&2
+exit 1
+"""
+
+
+def _fake_npx(folder: pathlib.Path) -> str:
+    npx = folder / "npx"
+    npx.write_text(FAKE_NPX, encoding="utf-8")
+    npx.chmod(0o755)
+    return f"{folder}{os.pathsep}{os.environ['PATH']}"
+
+
+def test_dev_without_a_terminal_runs_npx_with_yes(tmp_path: pathlib.Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkit", "dev", str(SAMPLE)],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(tmp_path), "PATH": _fake_npx(tmp_path)},
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    args = (tmp_path / "npx-args").read_text(encoding="utf-8").splitlines()
+    assert args == ["-y", "@modelcontextprotocol/inspector", *SERVE]
+
+
+def test_dev_when_the_inspector_fails_is_one_line_and_status_2(
+    tmp_path: pathlib.Path,
+) -> None:
+    env = {**os.environ, "HOME": str(tmp_path), "INSPECTOR_STATUS": "1"}
+    env["PATH"] = _fake_npx(tmp_path)
+    done = servers.toolkit("dev", str(SAMPLE), env=env)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "toolkit: error: the MCP Inspector failed: `npx -y "
+        "@modelcontextprotocol/inspector` exited with status 1; its output is above\n"
     )

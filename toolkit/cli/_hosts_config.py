@@ -26,6 +26,7 @@ import os
 import pathlib
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -104,7 +105,8 @@ def server_entry(
 
 def dev(tools: ToolSet, options: argparse.Namespace) -> int:
     """Open the MCP Inspector on the target's server (`toolkit dev`)."""
-    command = ["npx", INSPECTOR, *serve_command(options.target)]
+    # -y: without a terminal, npx refuses to fetch a package it would ask about.
+    command = ["npx", "-y", INSPECTOR, *serve_command(options.target)]
     if options.dry_run:
         print(shlex.join(command))
         return 0
@@ -114,9 +116,15 @@ def dev(tools: ToolSet, options: argparse.Namespace) -> int:
         msg = "toolkit dev runs the MCP Inspector with npx, which is not on PATH; install Node.js from https://nodejs.org"
         raise TargetError(msg)
     try:
-        return subprocess.call([npx, *command[1:]])
+        status = subprocess.call([npx, *command[1:]])
     except KeyboardInterrupt:
         return 130
+    if status in (130, -signal.SIGINT):  # stopped with Ctrl-C
+        return 130
+    if status != 0:
+        msg = f"the MCP Inspector failed: `{shlex.join(command[:3])}` exited with status {status}; its output is above"
+        raise TargetError(msg)
+    return 0
 
 
 def install(tools: ToolSet, options: argparse.Namespace) -> int:
@@ -128,6 +136,7 @@ def install(tools: ToolSet, options: argparse.Namespace) -> int:
     config = _read(path, host.key)
     replaced = name in config.get(host.key, {})
     where = f'"{name}" in {path}' if replaced else f'"{name}" to {path}'
+    _require_mcp()  # a dry run fails as the real one would
     if options.dry_run:
         print(json.dumps({host.key: {name: entry}}, indent=2, ensure_ascii=False))
         verb = "replace" if replaced else "add"
@@ -136,7 +145,6 @@ def install(tools: ToolSet, options: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
-    _require_mcp()
     config.setdefault(host.key, {})[name] = entry
     _write(path, config)
     print(

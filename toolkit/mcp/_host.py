@@ -221,8 +221,11 @@ class McpHost:
         form = types.ClientCapabilities(elicitation=types.ElicitationCapability())
         if not self._ctx.session.check_client_capability(form):
             # The model reads why the call did not run: an error result, not
-            # the protocol error a tool's own question gets.
-            raise _refused(context, "elicitation", "ask the user to approve the call")
+            # the protocol error a tool's own question gets. Its text follows
+            # "Tool X needs a human's approval before it runs.", so it does
+            # not say that again.
+            msg = "The MCP client cannot ask its user: it did not declare the elicitation capability."
+            raise ToolError(msg)
         shown = json.dumps(arguments, ensure_ascii=False, default=repr)
         answer = await self.elicit(
             context,

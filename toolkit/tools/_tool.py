@@ -2,8 +2,9 @@
 
 A `Tool` is built either from an annotated function (`@tool`), whose schema
 and description come from the signature and docstring and are checked when
-the decorator runs, or from raw parts with `Tool.new`, as in
-`Planck.Agent.Tool.new/1`. Either way the model sees only `to_ai_tool()`.
+the decorator runs, or from raw parts with `Tool.new`: a name, a description,
+a JSON Schema and a function that takes the decoded arguments, for tools
+defined at runtime. Either way the model sees only `to_ai_tool()`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import (
 from toolkit.core._aliases import JsonObject, JsonSchema
 from toolkit.core._exceptions import ToolDefinitionError
 from toolkit.core._frozen import freeze
+from toolkit.core._log import log_warning
 from toolkit.core._record import Record
 from toolkit.run._host import hosted
 from toolkit.run._running import run_blocking
@@ -239,7 +241,7 @@ class Tool(Generic[P, R]):
         execute_fn: ExecuteFn,
         **options: Unpack[NewOptions],
     ) -> Tool[..., Any]:
-        """Build a tool from raw parts, as `Planck.Agent.Tool.new/1` does.
+        """Build a tool from raw parts: a name, a description, a schema and a function.
 
         Args:
             name: The tool name: 1 to 128 printable characters without
@@ -570,8 +572,9 @@ def tool(
 
     Raises:
         ToolDefinitionError: The function cannot be a tool (an instance method
-            taken from its class, a builtin without a signature included), or an option is
-            unknown; the message lists every problem and its fix.
+            taken from its class, a builtin without a signature, a lambda
+            without `name=` included), or an option is unknown; the message
+            lists every problem and its fix.
     """
     check_options(dict(options), DecoratorOptions, "@tool")
     style = options.get("docstring_style")
@@ -629,12 +632,25 @@ def _from_function(
 ) -> Tool[Any, Any]:
     """A tool of `kind` made from `target`: its signature and docstring read, its runner calling the function."""
     qualname = target.qualname
+    if name is None and target.name == "<lambda>":
+        # Every lambda has this name: the tool would reach models as `_lambda_`.
+        problem = 'a lambda has no name a model could call the tool by. Pass name=, as in `tool(name="echo")(lambda q: q)`, or use a def'
+        raise ToolDefinitionError.collected(qualname, [problem])
     tool_name = check_name(name if name is not None else target.name, function=qualname)
     definition = _definition()
     info = definition.analyze(target, docstring_style=docstring_style)
+    said = info.description if description is None else description
+    if not said.strip():
+        # Not an error: much real code has no docstrings, and the tool works.
+        log_warning(
+            "Tool %r (%s) has no description, and models choose tools by it: "
+            "add a docstring, or pass description=",
+            tool_name,
+            qualname,
+        )
     made = kind(
         name=tool_name,
-        description=info.description if description is None else description,
+        description=said,
         parameters=info.parameters,
         execute_fn=_no_execute_fn,
         output_schema=info.output_schema,
