@@ -584,8 +584,8 @@ def tool(
         func: The function (when used bare): a plain or async function, a
             method in its class body, a bound method, a classmethod or
             staticmethod, a `functools.partial` or an object with `__call__`.
-        **options: `name`, `description` and `docstring_style`
-            (`DecoratorOptions`), and the options of every tool
+        **options: `name`, `description`, `docstring_style` and
+            `output_schema=False` (`DecoratorOptions`), and the options of every tool
             (`ToolOptions`: `widget`, `title`, `timeout`, `sequential`,
             `thread`, and the MCP hints `read_only`, `destructive`,
             `idempotent`, `open_world`).
@@ -650,6 +650,7 @@ def _from_function(
     name: str | None = None,
     description: str | None = None,
     docstring_style: DocstringStyle | None = None,
+    output_schema: bool = True,
     **options: Unpack[ToolOptions],
 ) -> Tool[Any, Any]:
     """A tool of `kind` made from `target`: its signature and docstring read, its runner calling the function."""
@@ -662,7 +663,7 @@ def _from_function(
         description=info.description if description is None else description,
         parameters=info.parameters,
         execute_fn=_no_execute_fn,
-        output_schema=info.output_schema,
+        output_schema=info.output_schema if output_schema else None,
         returns=info.returns,
         **options,
     )

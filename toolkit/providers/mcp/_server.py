@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from toolkit._json import to_jsonable
+from toolkit._json import TooDeep, to_jsonable
 from toolkit._log import log_failure
 from toolkit._results import ToolResult, error_text, safe_text
 from toolkit._tool import Tool
@@ -351,7 +351,15 @@ def _call_tool_result(
 
     try:
         if not outcome.is_error and outcome.structured is not None:
-            to_jsonable(outcome.structured)
+            try:
+                to_jsonable(outcome.structured)
+            except TooDeep:
+                raise
+            except (TypeError, ValueError):  # leaves JSON cannot hold: their str()
+                data = to_jsonable(outcome.structured, loose=True)
+                outcome = ToolResult(
+                    outcome.text, False, outcome.ui, data, outcome.content
+                )
         made = result(outcome, tool, modern=modern)
         return types.CallToolResult.model_validate(made)
     except BaseException as error:  # this call's failure, not the session's

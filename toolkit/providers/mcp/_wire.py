@@ -282,20 +282,31 @@ def _structured_result(
     value = outcome.structured
     content = {"result": value} if output.wrapped else value
     if outcome.content and value is None:
-        problem: str | None = _PARTS_FOR_SCHEMA.format(name=tool.name)
-    else:
-        problem = output.problem(content)
-    if problem is not None:
         return {
-            "content": [{"type": "text", "text": problem}],
+            "content": [
+                {"type": "text", "text": _PARTS_FOR_SCHEMA.format(name=tool.name)}
+            ],
             "isError": True,
         }
+    if (value is None and outcome.text != "null") or output.problem(content):
+        # The call ran, but gave no value the schema admits (its annotation
+        # is looser than what it returns): clients refuse such a result
+        # unless it is flagged, so the model reads the value, then why.
+        note = _RAN_UNSTRUCTURED.format(name=tool.name)
+        blocks = [_block(part) for part in parts_of(outcome)]
+        return {"content": [*blocks, {"type": "text", "text": note}], "isError": True}
     return {
         "content": [_block(part) for part in parts_of(outcome)],
         "isError": False,
         "structuredContent": value if modern else content,
     }
 
+
+_RAN_UNSTRUCTURED = (
+    'The call of tool "{name}" ran and returned the value above. It is flagged '
+    "as an error only because the value does not fit the output schema the "
+    "tool declares, which MCP clients hold every successful result to."
+)
 
 _PARTS_FOR_SCHEMA = (
     'Tool "{name}" returned content parts without a structured value, but its '
