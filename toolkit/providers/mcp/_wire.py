@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 from toolkit.providers._common import (
     Source,
+    call_of,
     field,
     handler,
     mint_id,
@@ -174,18 +175,27 @@ def _left_out(item: Tool[Any, Any], found: tuple[str, ...]) -> None:
 
 def parse_calls(params: Any) -> list[ToolCall]:
     """`tools/call` params (`{"name", "arguments"}`), a whole request, or a list of either."""
-    if isinstance(params, (list, tuple)):
-        return [call for entry in params for call in parse_calls(entry)]
+    if isinstance(params, (list, tuple)):  # lists in lists, walked without recursion
+        calls: list[ToolCall] = []
+        stack = [iter(params)]
+        while stack:
+            entry = next(stack[-1], stack)
+            if entry is stack:
+                stack.pop()
+            elif isinstance(entry, (list, tuple)):
+                stack.append(iter(entry))
+            else:
+                calls.extend(parse_calls(entry))
+        return calls
     inner = field(params, "params")
     request_id = field(params, "id")
     if inner is not None:
         params = inner
-    call_id = str(request_id) if request_id is not None else mint_id()
     arguments = field(params, "arguments")
     return [
-        ToolCall(
-            call_id,
-            str(field(params, "name")),
+        call_of(
+            request_id if request_id is not None else mint_id(),
+            field(params, "name"),
             arguments if arguments is not None else {},
         )
     ]
