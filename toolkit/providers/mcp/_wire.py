@@ -81,14 +81,19 @@ def definition(item: Tool[Any, Any], *, modern: bool = False) -> dict[str, Any]:
     The docstring's Returns text is the `outputSchema`'s `description` when
     there is an output schema, else the last paragraph of `description`.
     With `modern` (protocol 2026-07-28), the `outputSchema` is the tool's
-    own, not wrapped as `{"result": ...}` when it is not an object schema.
+    own, not wrapped as `{"result": ...}` when it is not an object schema,
+    unless it admits `null`: the SDK leaves a `null` `structuredContent`
+    out of the result, and its clients then refuse it as missing, so such a
+    value is sent wrapped, `{"result": null}`, as to 2025-11-25 clients.
     """
     out: dict[str, Any] = {"name": item.name}
     if item.title:
         out["title"] = item.title
     schema = item.output_schema
     output = (
-        inline_root(schema) if modern and schema is not None else wrap_output(schema)
+        inline_root(schema)
+        if modern and schema is not None and not _admits_null(schema)
+        else wrap_output(schema)
     )
     description = item.description if output is not None else model_description(item)
     if description:
@@ -308,8 +313,17 @@ def _structured_result(
     return {
         "content": [_block(part) for part in parts_of(outcome)],
         "isError": False,
-        "structuredContent": value if modern else content,
+        "structuredContent": value if modern and not output.nullable else content,
     }
+
+
+def _admits_null(schema: Any) -> bool:
+    """Whether `null` is a value of the output schema (`X | None`): sent wrapped to every client."""
+    check = compile_check(schema)
+    try:
+        return bool(check(None)) if check is not None else False
+    except Exception:  # a schema no check reads: as it was
+        return False
 
 
 _RAN_UNSTRUCTURED = (
@@ -337,6 +351,9 @@ class _OutputForms:
         self.name = tool.name
         self.source = tool.output_schema
         self.wrapped = is_wrapped(tool.output_schema)
+        self.nullable = tool.output_schema is not None and _admits_null(
+            tool.output_schema
+        )
         self.schema = wrap_output(tool.output_schema)
         self._check = compile_check(self.schema) if self.schema is not None else None
 
