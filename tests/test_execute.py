@@ -569,10 +569,14 @@ _OBJECT = object()
 @pytest.mark.parametrize(
     ("returned", "text"),
     [
-        (_OBJECT, json.dumps(str(_OBJECT))),
-        ({"x": math.nan, "y": -math.inf}, '{"x":"nan","y":"-inf"}'),
-        ({"x": {1j}}, '{"x":["1j"]}'),
-        ({(1, 2): decimal.Decimal("1.10")}, '{"(1, 2)":"1.10"}'),
+        pytest.param(_OBJECT, json.dumps(str(_OBJECT)), id="object"),
+        pytest.param(
+            {"x": math.nan, "y": -math.inf}, '{"x":"nan","y":"-inf"}', id="nan"
+        ),
+        pytest.param({"x": {1j}}, '{"x":["1j"]}', id="complex"),
+        pytest.param(
+            {(1, 2): decimal.Decimal("1.10")}, '{"(1, 2)":"1.10"}', id="tuple key"
+        ),
     ],
 )
 def test_leaves_json_cannot_hold_are_sent_as_their_text(
