@@ -432,7 +432,7 @@ def test_infinity_and_nan_never_reach_a_tool(annotation: Any, args: Any) -> None
 
 @pytest.mark.parametrize(
     "annotation",
-    [Union[int, str], Union[str, int], Union[float, str], Union[int, float], float],  # noqa: UP007
+    [Union[int, str], Union[str, int], Union[int, float], Union[int, float, str]],  # noqa: UP007
 )
 def test_a_union_with_numbers_accepts_every_int_that_int_accepts(
     annotation: Any,

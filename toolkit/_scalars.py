@@ -77,13 +77,7 @@ def to_int(value: Any) -> Any:
 
 
 def to_float(value: Any) -> Any:
-    """An int as a float; one too large for any float stays the int (an int is a valid float argument)."""
-    if not isinstance(value, int):
-        return value
-    try:
-        return float(value)
-    except OverflowError:
-        return value
+    return float(value) if isinstance(value, int) else value
 
 
 def _to_bytes(value: str) -> bytes:
