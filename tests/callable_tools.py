@@ -6,9 +6,14 @@ tests/callable_tools.py:tools`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from toolkit import Context, ToolSet, tool
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def add(a: int, b: int) -> str:
@@ -191,7 +196,111 @@ class AsyncCounter:
         return f"counted {step} (async)"
 
 
+def logged(function: F) -> F:
+    """A decorator as real code writes them: `functools.wraps` over `*args, **kwargs`."""
+
+    @functools.wraps(function)
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+    return inner  # type: ignore[return-value]
+
+
+def alogged(function: Callable[..., Awaitable[Any]]) -> Any:
+    """The same for a coroutine function: the wrapper is async too."""
+
+    @functools.wraps(function)
+    async def inner(*args: Any, **kwargs: Any) -> Any:
+        return await function(*args, **kwargs)
+
+    return inner
+
+
+@logged
+def shout(text: str) -> str:
+    """Shout a text.
+
+    Args:
+        text: The text.
+    """
+    return text.upper()
+
+
+@alogged
+async def ashout(text: str) -> str:
+    """Shout a text, asynchronously.
+
+    Args:
+        text: The text.
+    """
+    return text.upper() + " (async)"
+
+
+class Mailbox:
+    """A mailbox whose methods are decorated with `functools.wraps` wrappers."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    @logged
+    def send(self, to: str) -> str:
+        """Send a message.
+
+        Args:
+            to: The recipient.
+        """
+        self.sent.append(to)
+        return f"sent to {to}"
+
+    @alogged
+    async def asend(self, to: str) -> str:
+        """Send a message, asynchronously.
+
+        Args:
+            to: The recipient.
+        """
+        return f"sent to {to} (async)"
+
+
+@dataclasses.dataclass
+class Account:
+    """A bank account, a dataclass."""
+
+    balance: int = 0
+
+    def deposit(self, amount: int) -> str:
+        """Deposit money.
+
+        Args:
+            amount: How much.
+        """
+        self.balance += amount
+        return f"balance {self.balance}"
+
+
+class Tally:
+    """A counter with `__slots__`."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def bump(self, by: int) -> str:
+        """Count up.
+
+        Args:
+            by: How much.
+        """
+        self.count += by
+        return f"tally {self.count}"
+
+
 celsius = Weather("c")
+repo = Repo()
+mailbox = Mailbox()
+account = Account()
+tally = Tally()
 
 tools = ToolSet(
     [
@@ -211,5 +320,13 @@ tools = ToolSet(
         tool(functools.partial(ascaled, 3)),
         tool(Counter()),
         tool(AsyncCounter()),
+        tool(name="find_on_instance")(repo.find),
+        tool(name="slug_on_instance")(repo.slug),
+        tool(shout),
+        tool(ashout),
+        tool(mailbox.send),
+        tool(mailbox.asend),
+        tool(account.deposit),
+        tool(tally.bump),
     ]
 )

@@ -2,7 +2,9 @@
 
 Functions, async functions, bound methods (sync, async, with a `Context`
 first), methods decorated in their class body, classmethods and
-staticmethods reached through the class, partials and callable objects:
+staticmethods reached through the class and through an instance, partials,
+callable objects, `functools.wraps`-decorated functions and methods (sync
+and async), and methods of a dataclass and of a class with `__slots__`:
 each through its schema, `execute`, `aexecute`, `ToolSet.run` and the MCP
 server, listed and called by the official MCP client over stdio (one server
 for the whole module). The callables that cannot be tools fail when the tool
@@ -53,6 +55,14 @@ CASES: list[tuple[str, list[str], list[str], dict[str, Any], str]] = [
     ("ascaled", ["value"], ["value"], {"value": 4}, "12"),
     ("Counter", ["step"], ["step"], {"step": 2}, "counted 2"),
     ("AsyncCounter", ["step"], ["step"], {"step": 2}, "counted 2 (async)"),
+    ("find_on_instance", ["key"], ["key"], {"key": "k1"}, "repo/k1"),
+    ("slug_on_instance", ["text"], ["text"], {"text": "A B"}, "a-b"),
+    ("shout", ["text"], ["text"], {"text": "hi"}, "HI"),
+    ("ashout", ["text"], ["text"], {"text": "hi"}, "HI (async)"),
+    ("send", ["to"], ["to"], {"to": "ada"}, "sent to ada"),
+    ("asend", ["to"], ["to"], {"to": "ada"}, "sent to ada (async)"),
+    ("deposit", ["amount"], ["amount"], {"amount": 0}, "balance 0"),
+    ("bump", ["by"], ["by"], {"by": 0}, "tally 0"),
 ]
 NAMES = [case[0] for case in CASES]
 

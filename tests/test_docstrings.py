@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 from typing import Annotated
 
 import pytest
@@ -247,22 +248,28 @@ def test_documented_parameter_that_does_not_exist_is_an_error() -> None:
     )
 
 
-def test_malformed_google_docstring_is_an_error() -> None:
-    with pytest.raises(ToolDefinitionError) as caught:
+def test_a_malformed_entry_stays_in_the_description_and_is_warned(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="toolkit"):
 
         @tool
-        def f(x: int) -> int:
+        def f(x: int, y: int) -> int:
             """Summary.
 
             Args:
                 x The x, missing its colon.
+                y: The y.
             """
             return x
 
-    assert str(caught.value) == (
-        "Cannot make a tool of test_malformed_google_docstring_is_an_error.<locals>.f: its google-style docstring "
-        "cannot be parsed (Expected a colon in 'x The x, missing its colon.'.). Fix the docstring, or pass "
-        "docstring_style= if the style was detected wrongly."
+    assert f.description == "Summary.\n\nArgs:\n    x The x, missing its colon."
+    assert f.parameters["properties"]["y"]["description"] == "The y."
+    assert "description" not in f.parameters["properties"]["x"]
+    (warned,) = [record.getMessage() for record in caplog.records]
+    assert warned.endswith(
+        "has parts the docstring parser cannot read; they stay in the tool's "
+        "description as they are: Args: x The x, missing its colon."
     )
 
 

@@ -335,29 +335,48 @@ MISMATCHES = [
 
 
 @pytest.mark.parametrize(("annotation", "value", "shown", "kind"), MISMATCHES)
-def test_a_value_that_does_not_match_its_annotation_is_an_error_result(
-    annotation: Any, value: Any, shown: str, kind: str
+def test_a_value_that_does_not_match_its_annotation_keeps_its_text(
+    annotation: Any, value: Any, shown: str, kind: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    result = _returning(annotation, value, name="liar").execute("a", "c", {})
-    assert result.is_error is True
-    assert result.text.startswith(
-        f'Tool "liar" returned a value of type {kind} that does not match its return annotation {shown}: '
-    ), result.text
+    made = _returning(annotation, value, name="liar")
+    with caplog.at_level(logging.WARNING, logger="toolkit"):
+        result = made.execute("a", "c", {})
+        again = made.execute("a", "c", {})
+    if isinstance(value, ToolResult):
+        text = value.text
+    else:
+        text = (
+            value
+            if isinstance(value, str)
+            else json.dumps(value, separators=(",", ":"))
+        )
+    assert (result.is_error, result.text, result.structured) == (False, text, None)
+    assert again == result
+    (warned,) = [record.getMessage() for record in caplog.records]  # once per tool
+    assert warned.startswith(
+        f"Tool 'liar' returned a value of type {kind} that does not match its return annotation {shown} ("
+    ), warned
 
 
-def test_the_mismatch_says_what_is_wrong() -> None:
-    result = _returning(Point, {"x": "a", "y": 1}).execute("a", "c", {})
-    assert result.text.endswith(': x: expected integer, got string "a"')
+def test_the_mismatch_says_what_is_wrong(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="toolkit"):
+        _returning(Point, {"x": "a", "y": 1}).execute("a", "c", {})
+    assert '(x: expected integer, got string "a")' in caplog.records[0].getMessage()
 
 
 @pytest.mark.parametrize(("annotation", "value"), [(int, "x"), (Point, None)])
-def test_aexecute_checks_the_returned_value_too(annotation: Any, value: Any) -> None:
+def test_aexecute_keeps_the_text_of_a_value_that_does_not_fit(
+    annotation: Any, value: Any
+) -> None:
     result = asyncio.run(_returning(annotation, value).aexecute("a", "c", {}))
-    assert result.is_error is True
-    assert "does not match its return annotation" in result.text
+    assert (result.is_error, result.text, result.structured) == (
+        False,
+        json.dumps(value) if value is None else value,
+        None,
+    )
 
 
-def test_a_result_that_contradicts_a_raw_output_schema_becomes_an_mcp_error() -> None:
+def test_a_result_that_contradicts_a_raw_output_schema_is_flagged_on_mcp() -> None:
     made = Tool.new(
         name="raw",
         description="Raw.",
@@ -367,9 +386,10 @@ def test_a_result_that_contradicts_a_raw_output_schema_becomes_an_mcp_error() ->
     )
     sent = mcp.result(made.execute("a", "c", {}), made)
     validate_server_result("tools/call", "2025-11-25", sent)
-    assert sent["isError"] is True
-    assert sent["content"][0]["text"] == (
-        'Tool "raw" returned a structured value of type str that does not match its output schema.'
+    assert sent["isError"] is True  # clients refuse it unflagged
+    assert sent["content"][0] == {"type": "text", "text": "7"}  # what it returned first
+    assert sent["content"][1]["text"].startswith(
+        'The call of tool "raw" ran and returned the value above.'
     )
 
 
@@ -535,19 +555,21 @@ def test_a_hostile_return_value_never_escapes(annotation: Any, value: Any) -> No
     ]
     for result in results[:2]:
         assert isinstance(result.text, str)
-        assert result.is_error or result.structured == "a"
+        assert result.is_error or result.structured in ("a", None)
     sent = results[2]
     validate_server_result("tools/call", "2025-11-25", sent)
     if not sent["isError"]:
         assert sent["structuredContent"] == {"result": "a"}
 
 
-def test_a_hostile_structured_value_is_named_in_the_error() -> None:
+def test_a_hostile_structured_value_loses_only_its_structured_form(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     returned = ToolResult.ok("x", structured=_BadDump())
-    result = _returning(Point, returned, name="hostile").execute("a", "c", {})
-    assert result.is_error is True
-    assert result.text.startswith('Tool "hostile" returned a value of type ')
-    assert "_BadDump" in result.text
+    with caplog.at_level(logging.WARNING, logger="toolkit"):
+        result = _returning(Point, returned, name="hostile").execute("a", "c", {})
+    assert result == ToolResult("x")
+    assert "_BadDump" in caplog.records[-1].getMessage()
 
 
 _SCALAR_RETURNS = [
@@ -585,9 +607,6 @@ def test_a_scalar_return_value_is_its_own_text_and_structured_value(
     if jsonschema.Draft202012Validator(made.output_schema).is_valid(value):
         text = value if isinstance(value, str) else json.dumps(value)
         assert result == ToolResult(text, structured=value)
-    else:
-        assert result.is_error
-        assert result.text.startswith(
-            f'Tool "give" returned a value of type {type(value).__name__} that does '
-            f"not match its return annotation "
-        )
+    else:  # the call ran: its text, ok, without a structured value
+        text = value if isinstance(value, str) else json.dumps(value)
+        assert result == ToolResult(text)

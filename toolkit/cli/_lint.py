@@ -70,6 +70,7 @@ def _lint_tool(item: Tool[Any, Any]) -> Iterator[Finding]:
         yield Finding(item.name, "method-without-instance", str(unbound))
     yield from _names(item)
     yield from _descriptions(item)
+    yield from _docstring(item)
     yield from _parameters(item)
     fix = ". Its MCP server has to fix it" if _remote(item) else ""
     yield from contradictions(item.name, item.parameters, fix)
@@ -115,6 +116,24 @@ def _descriptions(item: Tool[Any, Any]) -> Iterator[Finding]:
             item.name,
             "thin-description",
             f"the description {description!r} is one word; say what the tool does and when to use it",
+        )
+
+
+def _docstring(item: Tool[Any, Any]) -> Iterator[Finding]:
+    """The parts of a function tool's docstring that the parser could not read (they stay in its description)."""
+    state = vars(item)
+    if "__wrapped__" not in state or not isinstance(state.get("__doc__"), str):
+        return
+    from toolkit.hints._docstrings import parse_docstring
+
+    for part in parse_docstring(state["__doc__"]).unread:
+        shown = " ".join(part.split())
+        yield Finding(
+            item.name,
+            "unread-docstring",
+            f"the docstring part {shown!r} is not in the style of the rest, so the parser "
+            "could not read it; it stays in the description as it is. Write it as the "
+            "other entries are (`name: description` in Google style)",
         )
 
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
-from toolkit.core._exceptions import ToolDefinitionError
 from toolkit.core._record import Record
 
 __all__ = ["DOCSTRING_STYLES", "Docstring", "DocstringStyle", "parse_docstring"]
@@ -95,13 +94,16 @@ class Docstring(Record):
             does not describe parameters, returns or raises.
         params: Parameter (or attribute) name → its description, in order.
         returns: The text of the Returns section, if any.
+        unread: The parts of the described sections that the parser could
+            not read, word for word; they are in `description` too.
     """
 
-    __match_args__ = ("description", "params", "returns")
-    __slots__ = ("description", "params", "returns")
+    __match_args__ = ("description", "params", "returns", "unread")
+    __slots__ = ("description", "params", "returns", "unread")
     description: str
     params: dict[str, str]
     returns: str | None
+    unread: tuple[str, ...]
 
     def __init__(
         self,
@@ -109,10 +111,12 @@ class Docstring(Record):
         description: str = "",
         params: dict[str, str] | None = None,
         returns: str | None = None,
+        unread: tuple[str, ...] = (),
     ) -> None:
         object.__setattr__(self, "description", description)
         object.__setattr__(self, "params", {} if params is None else params)
         object.__setattr__(self, "returns", returns)
+        object.__setattr__(self, "unread", unread)
 
 
 _EMPTY: Final = Docstring()
@@ -149,8 +153,9 @@ def parse_docstring(
     Returns:
         The description, the parameter descriptions and the Returns text.
 
-    Raises:
-        ToolDefinitionError: The sections that describe parameters are malformed.
+    A part that is not in the style (an entry without a colon, a section
+    the parser refuses) never fails: what was read is read, and the rest
+    stays in the description and in `unread`.
     """
     if not doc:
         return _EMPTY
@@ -236,25 +241,109 @@ def _split_flush(
 
 
 def _read_described(text: str, style: DocstringStyle, description: str) -> Docstring:
+    parsed = _parsed(text, style)
+    if parsed is None:  # some part is not in the style: read the others
+        return _read_in_parts(text.split("\n"), style, description)
+    params, returns = _read(parsed)
+    return Docstring(description=description, params=params, returns=returns)
+
+
+def _parsed(text: str, style: DocstringStyle) -> Any:
+    """What `docstring_parser` reads of `text` in `style`, or None when it cannot read it."""
     import docstring_parser
 
     parser_style = getattr(docstring_parser.DocstringStyle, _PARSER_STYLE_NAMES[style])
     try:
         # A placeholder summary: the parser misreads a text that opens with a section.
-        parsed = docstring_parser.parse(f"-\n\n{text}", style=parser_style)
-    except docstring_parser.ParseError as error:
-        msg = f"its {style}-style docstring cannot be parsed ({error}). Fix the docstring, or pass docstring_style= if the style was detected wrongly."
-        raise ToolDefinitionError(msg) from None
+        return docstring_parser.parse(f"-\n\n{text}", style=parser_style)
+    except Exception:  # ParseError, or a parser bug on odd text: not read
+        return None
+
+
+def _read(parsed: Any) -> tuple[dict[str, str], str | None]:
     params = {
         item.arg_name.lstrip("*"): (item.description or "").strip()
         for item in parsed.params
     }
     returns = parsed.returns.description if parsed.returns else None
+    return params, (returns or "").strip() or None
+
+
+def _read_in_parts(
+    lines: list[str], style: DocstringStyle, description: str
+) -> Docstring:
+    """Each section, then each entry of a section, read alone; what cannot be read stays in the description.
+
+    A section that says `None` (`Args:` over `None`) or nothing documents no
+    entries. What is left unread is in `unread`, for the logger and lint.
+    """
+    params: dict[str, str] = {}
+    returns: str | None = None
+    unread: list[str] = []
+    for header, body in _sections(lines, style):
+        entries = [line for line in body if line.strip()]
+        if not entries or (
+            len(entries) == 1 and entries[0].strip().rstrip(".") in _NOTHING
+        ):
+            continue
+        for part in _entries(header, body, style):
+            parsed = _parsed("\n".join(part), style)
+            if parsed is None:
+                unread.append(_join(part))
+                continue
+            found, said = _read(parsed)
+            params.update(found)
+            returns = returns or said
+    kept = "\n\n".join(item for item in (description, *unread) if item)
     return Docstring(
-        description=description,
-        params=params,
-        returns=(returns or "").strip() or None,
+        description=kept, params=params, returns=returns, unread=tuple(unread)
     )
+
+
+_NOTHING: Final = frozenset({"None", "none", "-", "N/A", "n/a"})
+
+
+def _sections(
+    lines: list[str], style: DocstringStyle
+) -> list[tuple[list[str], list[str]]]:
+    """(header lines, body lines) of each described section or field, in order."""
+    found: list[tuple[list[str], list[str]]] = []
+    underline = False
+    for index, line in enumerate(lines):
+        if underline:  # a NumPy header's underline, in the header already
+            underline = False
+            continue
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        flush = bool(line) and not line[0].isspace()
+        if style == "numpy" and line.strip() and _NUMPY_UNDERLINE.match(following):
+            found.append(([line, following], []))
+            underline = True
+        elif style == "google" and flush:
+            found.append(([line], []))
+        elif (style != "numpy" and flush) or not found:  # a field: its line is its text
+            found.append(([], [line]))
+        else:
+            found[-1][1].append(line)
+    return found
+
+
+def _entries(
+    header: list[str], body: list[str], style: DocstringStyle
+) -> list[list[str]]:
+    """The section whole when it reads, else each of its entries under its header."""
+    whole = [*header, *body]
+    if _parsed("\n".join(whole), style) is not None or not header:
+        return [whole]
+    filled = [line for line in body if line.strip()]
+    margin = min(len(line) - len(line.lstrip()) for line in filled)
+    parts: list[list[str]] = []
+    for line in body:
+        indent = len(line) - len(line.lstrip())
+        if line.strip() and (indent == margin or not parts):
+            parts.append([*header, line])
+        elif parts:
+            parts[-1].append(line)
+    return parts
 
 
 def _join(lines: list[str]) -> str:

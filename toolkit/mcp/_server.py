@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from toolkit.core._log import log_failure
 from toolkit.providers._common import mint_id
 from toolkit.tools._tool import Tool
-from toolkit.values._json import to_jsonable
+from toolkit.values._json import TooDeep, to_jsonable
 from toolkit.values._results import ToolResult, error_text, safe_text
 
 from ._modern import DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL
@@ -357,7 +357,15 @@ def _call_tool_result(
 
     try:
         if not outcome.is_error and outcome.structured is not None:
-            to_jsonable(outcome.structured)
+            try:
+                to_jsonable(outcome.structured)
+            except TooDeep:
+                raise
+            except (TypeError, ValueError):  # leaves JSON cannot hold: their str()
+                data = to_jsonable(outcome.structured, loose=True)
+                outcome = ToolResult(
+                    outcome.text, False, outcome.ui, data, outcome.content
+                )
         made = result(outcome, tool, modern=modern)
         return types.CallToolResult.model_validate(made)
     except BaseException as error:  # this call's failure, not the session's

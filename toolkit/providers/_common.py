@@ -9,6 +9,7 @@ from typing import Any, Final, Protocol, TypeAlias, TypeVar
 from toolkit.core._finding import Finding
 from toolkit.tools._deferred import offered as listed
 from toolkit.tools._tool import Tool, unbound_method_error
+from toolkit.values._json import type_name
 from toolkit.values._results import ToolCall, ToolResult
 
 
@@ -41,6 +42,7 @@ __all__ = [
     "Runs",
     "Source",
     "as_tools",
+    "call_of",
     "field",
     "handler",
     "items",
@@ -102,12 +104,47 @@ def field(obj: Any, name: str, camel: str | None = None) -> Any:
 
 
 def items(value: Any) -> list[Any]:
-    """A list from a list, a tuple, None or any iterable."""
+    """A list from a list, a tuple, None or any iterable; empty for a value that is none of these."""
     if value is None:
         return []
     if isinstance(value, (list, tuple)):
         return list(value)
-    return list(value)
+    try:
+        return list(value)
+    except Exception:  # not a list of calls: no calls in it
+        return []
+
+
+def call_of(raw_id: Any, raw_name: Any, args: Any) -> ToolCall:
+    """The `ToolCall` of an id, a name and arguments as an API's message holds them.
+
+    An id or a name that cannot become text (an int of over 4,300 digits,
+    a list nested 1,000 deep, an object whose `__str__` raises) makes a
+    call of no tool, under a name that says what could not be read: it
+    answers with the "unknown tool" error, which lists the tools the model
+    may call, in the API's own shape, instead of failing the whole message.
+    """
+    call_id, name = _text_of(raw_id), _text_of(raw_name)
+    if call_id is not None and name is not None:
+        return ToolCall(call_id, name, args)
+    unread = "call id" if call_id is None else "tool name"
+    kind = type_name(raw_id if call_id is None else raw_name)
+    return ToolCall(
+        call_id if call_id is not None else mint_id(),
+        f"(a {unread} of type {kind} that cannot be read as text)",
+        args,
+    )
+
+
+def _text_of(value: Any) -> str | None:
+    """`value` as text (a str as it is, else its `str()`), or None when that fails."""
+    if type(value) is str:
+        return value
+    try:
+        text = str(value)
+    except Exception:  # too many digits, too deep, a hostile __str__
+        return None
+    return text if type(text) is str else None
 
 
 def mint_id() -> str:

@@ -35,7 +35,7 @@ from toolkit.values._content import Audio, File, Image, Part
 from toolkit.values._results import ToolCall, ToolResult
 from toolkit.values._scalars import b64
 
-from ._common import Source, as_tools, field, handler, items, not_strict, pair
+from ._common import Source, as_tools, call_of, field, handler, items, not_strict, pair
 from ._parts import as_text, parts_of
 from ._transform import (
     STRICT_FORMATS,
@@ -116,9 +116,7 @@ def parse_calls(message: Any) -> list[ToolCall]:
         else items(message)
     )
     return [
-        ToolCall(
-            str(field(block, "id")), str(field(block, "name")), field(block, "input")
-        )
+        call_of(field(block, "id"), field(block, "name"), field(block, "input"))
         for block in blocks
         if field(block, "type") == "tool_use"
     ]

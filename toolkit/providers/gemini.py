@@ -34,6 +34,7 @@ from toolkit.values._scalars import b64
 from ._common import (
     MINTED_PREFIX,
     Source,
+    call_of,
     field,
     handler,
     items,
@@ -97,9 +98,9 @@ def parse_calls(message: Any) -> list[ToolCall]:
             continue
         args = field(call, "args")
         calls.append(
-            ToolCall(
-                str(field(call, "id") or mint_id()),
-                str(field(call, "name")),
+            call_of(
+                field(call, "id") or mint_id(),
+                field(call, "name"),
                 _arguments(args),
             )
         )

@@ -24,6 +24,7 @@ from toolkit.core._frozen import FrozenDict, FrozenList, freeze
 from toolkit.providers._common import (
     Runs,
     Source,
+    call_of,
     field,
     handler,
     mint_id,
@@ -85,14 +86,19 @@ def definition(item: Tool[Any, Any], *, modern: bool = False) -> dict[str, Any]:
     The docstring's Returns text is the `outputSchema`'s `description` when
     there is an output schema, else the last paragraph of `description`.
     With `modern` (protocol 2026-07-28), the `outputSchema` is the tool's
-    own, not wrapped as `{"result": ...}` when it is not an object schema.
+    own, not wrapped as `{"result": ...}` when it is not an object schema,
+    unless it admits `null`: the SDK leaves a `null` `structuredContent`
+    out of the result, and its clients then refuse it as missing, so such a
+    value is sent wrapped, `{"result": null}`, as to 2025-11-25 clients.
     """
     out: dict[str, Any] = {"name": item.name}
     if item.title:
         out["title"] = item.title
     schema = item.output_schema
     output = (
-        inline_root(schema) if modern and schema is not None else wrap_output(schema)
+        inline_root(schema)
+        if modern and schema is not None and not _admits_null(schema)
+        else wrap_output(schema)
     )
     description = item.description if output is not None else model_description(item)
     if description:
@@ -179,18 +185,27 @@ def _left_out(item: Tool[Any, Any], found: tuple[str, ...]) -> None:
 
 def parse_calls(params: Any) -> list[ToolCall]:
     """`tools/call` params (`{"name", "arguments"}`), a whole request, or a list of either."""
-    if isinstance(params, (list, tuple)):
-        return [call for entry in params for call in parse_calls(entry)]
+    if isinstance(params, (list, tuple)):  # lists in lists, walked without recursion
+        calls: list[ToolCall] = []
+        stack = [iter(params)]
+        while stack:
+            entry = next(stack[-1], stack)
+            if entry is stack:
+                stack.pop()
+            elif isinstance(entry, (list, tuple)):
+                stack.append(iter(entry))
+            else:
+                calls.extend(parse_calls(entry))
+        return calls
     inner = field(params, "params")
     request_id = field(params, "id")
     if inner is not None:
         params = inner
-    call_id = str(request_id) if request_id is not None else mint_id()
     arguments = field(params, "arguments")
     return [
-        ToolCall(
-            call_id,
-            str(field(params, "name")),
+        call_of(
+            request_id if request_id is not None else mint_id(),
+            field(params, "name"),
             arguments if arguments is not None else {},
         )
     ]
@@ -287,20 +302,40 @@ def _structured_result(
     value = outcome.structured
     content = {"result": value} if output.wrapped else value
     if outcome.content and value is None:
-        problem: str | None = _PARTS_FOR_SCHEMA.format(name=tool.name)
-    else:
-        problem = output.problem(content)
-    if problem is not None:
         return {
-            "content": [{"type": "text", "text": problem}],
+            "content": [
+                {"type": "text", "text": _PARTS_FOR_SCHEMA.format(name=tool.name)}
+            ],
             "isError": True,
         }
+    if (value is None and outcome.text != "null") or output.problem(content):
+        # The call ran, but gave no value the schema admits (its annotation
+        # is looser than what it returns): clients refuse such a result
+        # unless it is flagged, so the model reads the value, then why.
+        note = _RAN_UNSTRUCTURED.format(name=tool.name)
+        blocks = [_block(part) for part in parts_of(outcome)]
+        return {"content": [*blocks, {"type": "text", "text": note}], "isError": True}
     return {
         "content": [_block(part) for part in parts_of(outcome)],
         "isError": False,
-        "structuredContent": value if modern else content,
+        "structuredContent": value if modern and not output.nullable else content,
     }
 
+
+def _admits_null(schema: Any) -> bool:
+    """Whether `null` is a value of the output schema (`X | None`): sent wrapped to every client."""
+    check = compile_check(schema)
+    try:
+        return bool(check(None)) if check is not None else False
+    except Exception:  # a schema no check reads: as it was
+        return False
+
+
+_RAN_UNSTRUCTURED = (
+    'The call of tool "{name}" ran and returned the value above. It is flagged '
+    "as an error only because the value does not fit the output schema the "
+    "tool declares, which MCP clients hold every successful result to."
+)
 
 _PARTS_FOR_SCHEMA = (
     'Tool "{name}" returned content parts without a structured value, but its '
@@ -321,6 +356,9 @@ class _OutputForms:
         self.name = tool.name
         self.source = tool.output_schema
         self.wrapped = is_wrapped(tool.output_schema)
+        self.nullable = tool.output_schema is not None and _admits_null(
+            tool.output_schema
+        )
         self.schema = wrap_output(tool.output_schema)
         self._check = compile_check(self.schema) if self.schema is not None else None
 

@@ -38,7 +38,7 @@ from toolkit.values._content import (
 from toolkit.values._results import ToolCall, ToolResult
 from toolkit.values._scalars import b64
 
-from ._common import Source, field, handler, items, not_strict, offered, pair
+from ._common import Source, call_of, field, handler, items, not_strict, offered, pair
 from ._parts import (
     as_text,
     data_url,
@@ -116,18 +116,18 @@ def parse_calls(message: Any) -> list[ToolCall]:
 
     `ToolCall.args` is the JSON string the model sent.
     """
-    choices = field(message, "choices")
+    choices = items(field(message, "choices"))
     if choices:
-        message = field(items(choices)[0], "message")
+        message = field(choices[0], "message")
     calls = []
     for call in items(field(message, "tool_calls", "toolCalls")):
         function = field(call, "function")
         if function is None:  # a custom (non-function) tool call
             continue
         calls.append(
-            ToolCall(
-                str(field(call, "id")),
-                str(field(function, "name")),
+            call_of(
+                field(call, "id"),
+                field(function, "name"),
                 field(function, "arguments"),
             )
         )

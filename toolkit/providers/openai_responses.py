@@ -28,7 +28,7 @@ from toolkit.tools._tool import Tool
 from toolkit.values._content import File, Image, Part, Resource
 from toolkit.values._results import ToolCall, ToolResult
 
-from ._common import Source, as_tools, field, handler, items, pair
+from ._common import Source, as_tools, call_of, field, handler, items, pair
 from ._parts import as_text, data_url, exportable, image_url, parts_of
 from .openai import function_definition, strict_problems
 
@@ -92,9 +92,9 @@ def parse_calls(response: Any) -> list[ToolCall]:
     output = field(response, "output")
     entries = items(output) if output is not None else items(response)
     return [
-        ToolCall(
-            str(field(entry, "call_id", "callId")),
-            str(field(entry, "name")),
+        call_of(
+            field(entry, "call_id", "callId"),
+            field(entry, "name"),
             field(entry, "arguments"),
         )
         for entry in entries

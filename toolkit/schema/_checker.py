@@ -139,10 +139,24 @@ def is_object(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(key, str) for key in value)
 
 
+def is_finite_number(value: Any) -> bool:
+    """A number JSON can carry: `1e400` parses as an infinity, which no tool is meant to get.
+
+    A float is finite exactly when it minus itself is 0 (`inf - inf` and
+    NaN are NaN); an int always is, however many digits it has.
+    """
+    return (  # `is_number` written out: this runs for every number checked
+        isinstance(value, (int, float))
+        and value is not True
+        and value is not False
+        and value - value == 0
+    )
+
+
 _TYPE_CHECKS: Final[dict[str, Check]] = {
     "string": _is_string,
     "integer": _is_integer,
-    "number": is_number,
+    "number": is_finite_number,
     "boolean": _is_boolean,
     "null": _is_null,
     "array": _is_array,

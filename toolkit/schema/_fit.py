@@ -121,12 +121,8 @@ def _json_scalar(py: type, value: Any) -> bool:
         return isinstance(value, str)
     if py is bool:
         return value is True or value is False
-    if py is int:
-        return (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and float(value).is_integer()
-        )
+    if py is int:  # any int (no float holds a 5,001-digit one), or a whole float
+        return is_number(value) and (isinstance(value, int) or value.is_integer())
     if py is float:
         return is_number(value)
     if py is _NONE_TYPE:

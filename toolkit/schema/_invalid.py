@@ -20,8 +20,9 @@ from typing import Any, Final
 from toolkit.core._aliases import JsonSchema
 from toolkit.core._formats import FORMAT_CHECKS
 from toolkit.core._pattern import searcher
+from toolkit.values._json import is_number
 
-from ._checker import Check, is_object, subschema_check, unique
+from ._checker import Check, is_finite_number, is_object, subschema_check, unique
 from ._preview import json_kind, path_text, preview, printable
 
 __all__ = ["describe_errors", "jsonschema_validator"]
@@ -76,8 +77,11 @@ def _validator_class() -> Any:
             "pattern": _pattern_keyword,
             "patternProperties": _pattern_properties_keyword,
         },
-        type_checker=base.TYPE_CHECKER.redefine(
-            "object", lambda checker, value: is_object(value)
+        type_checker=base.TYPE_CHECKER.redefine_many(
+            {
+                "object": lambda checker, value: is_object(value),
+                "number": lambda checker, value: is_finite_number(value),
+            }
         ),
     )
 
@@ -446,7 +450,14 @@ def _cause(error: Any) -> str:
 
 
 def _got(value: Any) -> str:
-    return "null" if value is None else f"{json_kind(value)} {preview(value)}"
+    if value is None:
+        return "null"
+    if is_number(value) and not is_finite_number(value):  # `1e400` reads as one
+        return (
+            f"{preview(value)}, which no number here can be "
+            "(send a finite number, at most 1.7976931348623157e308 in size)"
+        )
+    return f"{json_kind(value)} {preview(value)}"
 
 
 def _types(declared: Any) -> str:

@@ -6,8 +6,12 @@ MCP clients check `structuredContent` against `outputSchema` and refuse the
 call otherwise. So the value is turned into JSON data once, kept in
 `structured` even when it is a string (`Literal["a", "b"]`, `str | int`) or
 `None` (`int | None`), and checked against the schema. A value that does not
-match its own annotation is an error result naming the tool, the annotation
-and the value's type, as the developer needs to see it.
+match its own annotation (real code's annotations are loose: a
+`dict[str, str]` that also holds a dict) is still what the call gave: the
+model reads its text, ok, and only `structured` is dropped (None), since it
+would break the promise. The `toolkit` logger says so once per tool, naming
+the path in the value and the annotation, for the developer to declare the
+return as it is.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from toolkit.core._aliases import JsonSchema
-from toolkit.core._log import log_failure
+from toolkit.core._log import log_failure, log_warning
 from toolkit.values._json import encode, to_jsonable, type_name
 from toolkit.values._results import ToolResult, error_text, normalise, safe_text
 
@@ -46,6 +50,7 @@ class OutputCheck:
             rename  # puts aliased fields under their JSON keys (`key_renamer`)
         )
         self._validator: Any = None  # jsonschema's, built when first needed
+        self._warned = False  # a value that does not fit was logged once
         self._valid: Check = compile_check(schema) or self._valid_by_jsonschema
 
     def result(self, value: Any) -> ToolResult:
@@ -65,11 +70,12 @@ class OutputCheck:
             value, ToolResult
         ):  # `outcome` is it, checked: read it, not `value`
             try:
-                data = self._renamed(to_jsonable(outcome.structured))
+                data = self._renamed(to_jsonable(outcome.structured, loose=True))
             except KeyboardInterrupt:
                 raise
             except BaseException as error:  # the structured value's own code failed
-                return self._mismatch(outcome, safe_text(error) or error_text(error))
+                self._warn(outcome, safe_text(error) or error_text(error))
+                return _unstructured(outcome)
             shaped = ToolResult(outcome.text, False, outcome.ui, data, outcome.content)
             return self._checked(shaped, outcome)
         if self._rename is not None:
@@ -91,7 +97,8 @@ class OutputCheck:
         except Exception as error:  # a bug in a check must still not escape execute()
             log_failure("Checking the result of %r failed", self.name, error=error)
             problem = f"it could not be checked ({type_name(error)})"
-        return self._mismatch(value, problem)
+        self._warn(value, problem)
+        return _unstructured(outcome)
 
     def _valid_by_jsonschema(self, data: Any) -> bool:
         """The check of a schema that does not compile."""
@@ -107,11 +114,25 @@ class OutputCheck:
         first = lines[0] if lines else "it does not fit the schema"
         return first.removeprefix(_ROOT)
 
-    def _mismatch(self, value: Any, problem: str) -> ToolResult:
-        kind = type_name(value)
-        if isinstance(value, ToolResult):
-            kind = f"ToolResult (structured: {type_name(value.structured)})"
-        return ToolResult.error(
-            f'Tool "{self.name}" returned a value of type {kind} that does not match '
-            f"its return annotation {self.shown}: {problem}"
-        )
+    def _warn(self, value: Any, problem: str) -> None:
+        """Tell the developer, the first time for this tool, that a value did not fit the annotation."""
+        if not self._warned:
+            self._warned = True
+            kind = type_name(value)
+            if isinstance(value, ToolResult):
+                kind = f"ToolResult (structured: {type_name(value.structured)})"
+            log_warning(
+                "Tool %r returned a value of type %s that does not match its return "
+                "annotation %s (%s): the model gets its text, without a structured "
+                "value. Annotate the return as what the function gives (for example "
+                "`dict[str, Any]`, or `Any` for no output schema)",
+                self.name,
+                kind,
+                self.shown,
+                problem,
+            )
+
+
+def _unstructured(outcome: ToolResult) -> ToolResult:
+    """`outcome` without its structured value, which does not keep the output schema's promise."""
+    return ToolResult(outcome.text, False, outcome.ui, None, outcome.content)

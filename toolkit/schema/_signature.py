@@ -194,11 +194,17 @@ class _Analysis:
             )
 
     def _docstring(self) -> Docstring:
-        try:
-            return parse_docstring(self.target.doc, style=self.style)
-        except ToolDefinitionError as error:
-            self.problems.append(str(error))
-            return Docstring()
+        docs = parse_docstring(self.target.doc, style=self.style)
+        if docs.unread:
+            from toolkit.core._log import log_warning
+
+            log_warning(
+                "The docstring of %s has parts the docstring parser cannot read; "
+                "they stay in the tool's description as they are: %s",
+                self.target.qualname,
+                " | ".join(" ".join(part.split()) for part in docs.unread),
+            )
+        return docs
 
     def _field(
         self, parameter: Parameter, hints: dict[str, Any], docs: Docstring

@@ -146,11 +146,16 @@ class DecoratorOptions(ToolOptions, total=False):
         name: The tool name (default: the function's `__name__`).
         description: What the tool does (default: from the docstring).
         docstring_style: "google", "numpy", "rest" or "epydoc" (default: detected).
+        output_schema: False to give the tool no output schema whatever its
+            return annotation says, for an annotation looser than what the
+            function returns: MCP then sends each value as it is, never
+            flagged (default: True, the annotation's schema).
     """
 
     name: str | None
     description: str | None
     docstring_style: DocstringStyle | None
+    output_schema: bool
 
 
 def check_options(options: dict[str, Any], allowed: type, where: str) -> None:

@@ -62,7 +62,6 @@ __all__ = [
     "Tool",
     "ToolDecorator",
     "check_namespace",
-    "json_schema",
     "tool",
     "unbound_method_error",
 ]
@@ -497,29 +496,6 @@ def _no_execute_fn(agent_id: str, call_id: str, args: JsonObject) -> ToolResult:
     raise AssertionError  # pragma: no cover
 
 
-def json_schema(annotation: Any) -> JsonSchema:
-    """The JSON Schema (Draft 2020-12) of a type annotation.
-
-    Named types (Enum, TypedDict, dataclass, NamedTuple, pydantic model) are
-    placed in `$defs` and referenced with `$ref`.
-
-    Args:
-        annotation: Any supported annotation: `int`, `list[str] | None`,
-            `Annotated[int, Param(ge=0)]`, a dataclass, ...
-
-    Returns:
-        The schema, JSON-ready.
-
-    Raises:
-        ToolDefinitionError: The annotation is not supported; the message says why.
-    """
-    from toolkit.schema._schema import (
-        schema_of,  # loaded with the rest of the schema code
-    )
-
-    return schema_of(annotation)
-
-
 class ToolDecorator(Protocol):
     """What `tool(...)` with options returns: a decorator that makes a `Tool`."""
 
@@ -561,8 +537,8 @@ def tool(
         func: The function (when used bare): a plain or async function, a
             method in its class body, a bound method, a classmethod or
             staticmethod, a `functools.partial` or an object with `__call__`.
-        **options: `name`, `description` and `docstring_style`
-            (`DecoratorOptions`), and the options of every tool
+        **options: `name`, `description`, `docstring_style` and
+            `output_schema=False` (`DecoratorOptions`), and the options of every tool
             (`ToolOptions`: `widget`, `title`, `timeout`, `sequential`,
             `thread`, and the MCP hints `read_only`, `destructive`,
             `idempotent`, `open_world`).
@@ -628,6 +604,7 @@ def _from_function(
     name: str | None = None,
     description: str | None = None,
     docstring_style: DocstringStyle | None = None,
+    output_schema: bool = True,
     **options: Unpack[ToolOptions],
 ) -> Tool[Any, Any]:
     """A tool of `kind` made from `target`: its signature and docstring read, its runner calling the function."""
@@ -653,7 +630,7 @@ def _from_function(
         description=said,
         parameters=info.parameters,
         execute_fn=_no_execute_fn,
-        output_schema=info.output_schema,
+        output_schema=info.output_schema if output_schema else None,
         returns=info.returns,
         **options,
     )

@@ -62,47 +62,60 @@ def _encoder() -> Any:
     return json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def to_jsonable(value: Any, depth: int = 0) -> Any:  # a flat chain: one line per kind
+def to_jsonable(
+    value: Any, depth: int = 0, *, loose: bool = False
+) -> Any:  # a flat chain: one line per kind
     """Convert `value` to data that `json.dumps` accepts.
 
     Args:
         value: The value.
         depth: How many containers hold `value` already.
+        loose: Give each leaf JSON cannot hold (an object of no known kind,
+            NaN or an infinity, a dict key that is not text) as its `str()`
+            instead of raising, as a tool's result is sent (`fallback=str`).
 
     Raises:
         TypeError: The value (or a value inside it) has no JSON form; the
-            message names its type.
-        ValueError: The value holds NaN or an infinity.
+            message names its type. Not with `loose`.
+        ValueError: The value holds NaN or an infinity. Not with `loose`.
         TooDeep: The value holds more than `MAX_DEPTH` nested containers (or
             refers to itself).
     """
     if type(value) in _EXACT:
         return value
     if isinstance(value, enum.Enum):
-        return to_jsonable(value.value, depth)
+        return to_jsonable(value.value, depth, loose=loose)
     if isinstance(value, (str, int, float)):
-        return _scalar(value)
+        return _scalar(value, loose=loose)
     if isinstance(value, Mapping):
         inner = _deeper(depth)
-        return {_key(key): to_jsonable(item, inner) for key, item in value.items()}
+        return {
+            _key(key, loose=loose): to_jsonable(item, inner, loose=loose)
+            for key, item in value.items()
+        }
     if isinstance(value, tuple) and hasattr(value, "_asdict"):
         inner = _deeper(depth)
         return {
-            _key(key): to_jsonable(item, inner) for key, item in value._asdict().items()
+            _key(key, loose=loose): to_jsonable(item, inner, loose=loose)
+            for key, item in value._asdict().items()
         }
     if isinstance(value, (list, tuple)):
         inner = _deeper(depth)
-        return [to_jsonable(item, inner) for item in value]
+        return [to_jsonable(item, inner, loose=loose) for item in value]
     if isinstance(value, (set, frozenset)):
         inner = _deeper(depth)
-        return _sorted_if_possible([to_jsonable(item, inner) for item in value])
+        return _sorted_if_possible(
+            [to_jsonable(item, inner, loose=loose) for item in value]
+        )
     if hasattr(type(value), "__dataclass_fields__"):  # a dataclass instance
         inner = _deeper(depth)
-        return {name: to_jsonable(item, inner) for name, item in _fields(value)}
-    return _special(value)
+        return {
+            name: to_jsonable(item, inner, loose=loose) for name, item in _fields(value)
+        }
+    return _special(value, loose=loose)
 
 
-def _scalar(value: str | int | float) -> str | int | float:
+def _scalar(value: str | int | float, *, loose: bool = False) -> str | int | float:
     """The plain `str`, `int` or finite `float` that a subclass instance holds."""
     if isinstance(value, str):
         return str.__str__(value)
@@ -111,6 +124,8 @@ def _scalar(value: str | int | float) -> str | int | float:
     plain = float.__float__(value)
     if math.isfinite(plain):
         return plain
+    if loose:
+        return str(plain)  # "nan", "inf", "-inf"
     msg = f"{plain} is not a JSON number"
     raise ValueError(msg)
 
@@ -128,7 +143,7 @@ def _fields(value: Any) -> Iterator[tuple[str, Any]]:
         yield item.name, getattr(value, item.name)
 
 
-def _special(value: Any) -> Any:
+def _special(value: Any, *, loose: bool = False) -> Any:
     from ._scalars import NOT_SCALAR, dumped
 
     data = dumped(value)
@@ -139,6 +154,9 @@ def _special(value: Any) -> Any:
             mode="json", by_alias=True
         )  # as its schema names the fields
     from ._content import PART_TYPES  # only on this error path
+
+    if loose and not isinstance(value, PART_TYPES):
+        return _text_of(value)
 
     msg = f"a value of type {type_name(value)} cannot be converted to JSON"
     if isinstance(value, PART_TYPES):
@@ -167,17 +185,31 @@ def encode(data: Any) -> str:
 _LITERALS: Final = {True: "true", False: "false", None: "null"}
 
 
-def _key(key: Any) -> str:
+def _key(key: Any, *, loose: bool = False) -> str:
     if type(key) is str:
         return key
     if isinstance(key, enum.Enum):
-        return _key(key.value)
+        return _key(key.value, loose=loose)
     if isinstance(key, str):
         return str.__str__(key)
     if isinstance(key, (int, float, bool)) or key is None:
+        if loose and isinstance(key, float) and not math.isfinite(key):
+            return str(float.__float__(key))
         return str(_encoder().encode(key))
+    if loose:
+        return _text_of(key)
     msg = f"a dict key of type {type_name(key)} cannot be a JSON object key"
     raise TypeError(msg)
+
+
+def _text_of(value: Any) -> str:
+    """`str(value)` as a plain `str` (a leaf JSON cannot hold, sent as text).
+
+    Raises:
+        Exception: The value's own `__str__` failed.
+    """
+    text = str(value)
+    return text if type(text) is str else str.__str__(text)
 
 
 def _sorted_if_possible(items: list[Any]) -> list[Any]:

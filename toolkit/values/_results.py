@@ -292,7 +292,10 @@ class Refused(Exception):  # an outcome for the model, not a failure of toolkit
 def normalise(value: Any, name: str) -> ToolResult:
     """What a tool returned → a `ToolResult`: text as is, parts as content, other values as JSON.
 
-    Never raises (but for `KeyboardInterrupt`): a value that cannot be sent,
+    A leaf JSON cannot hold (a `Decimal` is text already; an `mpmath` or
+    `numpy` number, an arbitrary object, NaN, a dict key that is not text)
+    is sent as its `str()`, as `fallback=str` does elsewhere: the call ran,
+    and the model must read what it gave. Never raises (but for `KeyboardInterrupt`): a value that cannot be sent,
     whatever its methods do when read, is an error result naming the tool
     and the value's type.
     """
@@ -305,7 +308,12 @@ def normalise(value: Any, name: str) -> ToolResult:
             return ToolResult(str.__str__(value))  # the text it holds; no override runs
         if is_content(value):
             return _content_result(value, name)
-        data = to_jsonable(value)
+        try:
+            data = to_jsonable(value)
+        except TooDeep:
+            raise
+        except (TypeError, ValueError):  # a leaf JSON cannot hold: sent as its str()
+            data = to_jsonable(value, loose=True)
         return ToolResult(encode(data), structured=data)
     except KeyboardInterrupt:
         raise
