@@ -39,7 +39,7 @@ from ._middleware import Middleware, check_middleware
 from ._names import valid_name
 from ._options import DecoratorOptions
 from ._results import ToolCall, ToolResult, Widget
-from ._running import DEFAULT_MAX_THREADS, bounded_pool
+from ._running import DEFAULT_MAX_THREADS, bounded_pool, is_seconds
 from ._tool import (
     AITool,
     ErrorFormatter,
@@ -69,15 +69,16 @@ it was composed from (which gets a registry of its own)."""
 
 
 class SetPolicy:
-    """What a set adds to its calls: the approval rule and key, the store of approvals (made on first use), what spans keep."""
+    """What a set adds to its calls: the approval rule, key and lifetime, the store of approvals (made on first use), what spans keep."""
 
-    __slots__ = ("key", "rule", "store", "trace_content")
+    __slots__ = ("key", "rule", "store", "trace_content", "ttl")
 
     def __init__(
         self,
         rule: bool | SetApproval,
         key: bytes | None,
         trace_content: bool | Redact = False,
+        ttl: float = 3600.0,
     ) -> None:
         if not isinstance(rule, bool) and not callable(rule):
             msg = f"requires_approval={rule!r}. Pass True, False, or a function (tool, arguments, context) -> bool"
@@ -85,11 +86,15 @@ class SetPolicy:
         if key is not None and (not isinstance(key, bytes) or len(key) < 16):
             msg = "approval_key must be bytes of at least 16 (e.g. secrets.token_bytes(32)), or None"
             raise ToolDefinitionError(msg)
+        if not is_seconds(ttl):
+            msg = f"approval_ttl={ttl!r}. Pass a positive number of seconds (default 3600)"
+            raise ToolDefinitionError(msg)
         if not isinstance(trace_content, bool) and not callable(trace_content):
             msg = f"trace_content={trace_content!r}. Pass True, False, or a function (tool_name, value) -> value"
             raise ToolDefinitionError(msg)
         self.rule = rule
         self.key = key
+        self.ttl = float(ttl)
         self.store: ApprovalStore | None = None
         self.trace_content = trace_content
 
@@ -234,6 +239,8 @@ class ToolSet:
         approval_key: Sign approval ids with this secret (HMAC-SHA256), so
             that a host that keeps no state can hand an id back to another
             process with the same key; None keeps approvals in memory.
+        approval_ttl: Seconds a signed approval id stays valid (default an
+            hour), checked by every process, the one that issued it too.
         trace_content: Record each call's arguments and result text on its
             OpenTelemetry span: True, or a redaction hook
             `(tool_name, value) -> value` that returns what to keep (default:
@@ -259,6 +266,7 @@ class ToolSet:
         max_threads: int | None = None,
         requires_approval: bool | SetApproval = False,
         approval_key: bytes | None = None,
+        approval_ttl: float = 3600.0,
         trace_content: bool | Redact = False,
         defer_loading: bool = False,
         namespace: str | None = None,
@@ -274,7 +282,9 @@ class ToolSet:
         self.max_output_chars = max_output_chars
         self.error_formatter = error_formatter
         self._pool = None if max_threads is None else bounded_pool(max_threads)
-        self._policy = SetPolicy(requires_approval, approval_key, trace_content)
+        self._policy = SetPolicy(
+            requires_approval, approval_key, trace_content, approval_ttl
+        )
         self._catalog = Catalog()
         self._marks = (defer_loading or None, check_namespace(namespace, "a ToolSet"))
         if type(self).add is ToolSet.add:  # add's checks, in order, at once
