@@ -36,6 +36,7 @@ reaches worker threads without a parameter more.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from functools import partial
@@ -54,12 +55,13 @@ from ._running import (
     block_on,
     call_in_thread,
     caller_cancelled,
+    finish_wait,
     in_thread,
     is_awaitable,
     is_large,
     run_blocking,
 )
-from ._tracing import FOUND, SDK, current, finish, note_error, start_call
+from ._tracing import END_WAIT, FOUND, SDK, current, end_call, note_error, start_call
 
 if TYPE_CHECKING:
     from ._checker import Check
@@ -246,7 +248,7 @@ class ToolRunner:
             agent_id, call_id, args, deps, formatter, pool, policy, blocking
         )
         if FOUND or SDK in sys.modules:  # an OpenTelemetry SDK may be tracing
-            return self._traced(steps, call_id, args, policy)
+            return self._traced(steps, call_id, args, policy, blocking)
         return steps
 
     async def _traced(
@@ -255,16 +257,47 @@ class ToolRunner:
         call_id: str,
         args: Any,
         policy: SetPolicy | None,
+        blocking: bool,
     ) -> ToolResult:
-        """`steps` in a span of the call, when a tracer takes one."""
+        """`steps` in a span of the call, when a tracer takes one.
+
+        The span ends in the tracing thread; the call waits for that at
+        most `END_WAIT` seconds (by blocking its thread when `blocking`,
+        else without blocking the event loop), so that tracing never holds
+        a call nor its event loop.
+        """
         content = policy.trace_content if policy is not None else False
-        span = start_call(self.tool, call_id, _hook_arguments(args, content), content)
+        span = start_call(
+            self.tool, call_id, partial(_hook_arguments, args, content), content
+        )
         if span is None:
             return await steps
         with current(span):
-            result = await steps
-            finish(span, result, content, self.name)
+            try:
+                result = await steps
+            except (
+                BaseException
+            ):  # cancelled, or interrupted: the span ends all the same
+                end_call(span, None, content, self.name)
+                raise
+        if blocking:
+            ended = threading.Event()
+            if end_call(span, result, content, self.name, ended.set):
+                ended.wait(END_WAIT)
             return result
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        if end_call(
+            span,
+            result,
+            content,
+            self.name,
+            partial(_wake, loop, waiter),
+        ):
+            await asyncio.wait((waiter,), timeout=END_WAIT)
+        return result
 
     async def _steps(
         self,
@@ -630,6 +663,14 @@ class Binder:
             return function(*values, **bound)
 
         return invoke
+
+
+def _wake(loop: Any, waiter: Any) -> None:
+    """Wake a call that waits for its span's end (from the tracing thread), unless its loop is gone."""
+    import contextlib
+
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+        loop.call_soon_threadsafe(finish_wait, waiter)
 
 
 def _hook_arguments(args: Any, content: Any) -> Any:
