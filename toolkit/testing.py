@@ -39,15 +39,20 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
+from .core._exceptions import ToolkitError
 from .run._context import Context
 from .values._content import PART_TYPES, Part
 from .values._results import ToolCall, ToolResult
 from .values._scalars import b64
 
-__all__ = ["Recorder", "Replayer", "toolkit_replay"]
+__all__ = ["Recorder", "RecordingError", "Replayer", "toolkit_replay"]
 
 _FORMAT = 1
 CallNext = Callable[[ToolCall], Any]
+
+
+class RecordingError(ToolkitError, ValueError):
+    """A recording that cannot be read: names the file, the entry and what is wrong."""
 
 
 class Recorder:
@@ -90,16 +95,30 @@ class Replayer:
         calls: The recorded calls (`Recorder.calls`, or a file's `calls`).
         mode: "strict" matches each call by tool and arguments; "sequence"
             answers the calls in recorded order.
+
+    Raises:
+        RecordingError: An entry is not a recorded call (names the entry and
+            what is wrong with it).
     """
 
     def __init__(
         self,
         calls: list[dict[str, Any]],
         mode: Literal["strict", "sequence"] = "strict",
+        *,
+        source: str = "the recording",
     ) -> None:
         if mode not in ("strict", "sequence"):
             msg = f'mode={mode!r}: use "strict" or "sequence"'
             raise ValueError(msg)
+        if not isinstance(calls, list):
+            msg = f"{source}: its calls are {type(calls).__name__}, not a list"
+            raise RecordingError(msg)
+        for index, entry in enumerate(calls):
+            problem = _problem(entry)
+            if problem is not None:
+                msg = f"{source}: call {index} {problem}"
+                raise RecordingError(msg)
         self.mode = mode
         self.misses: list[str] = []
         """The calls it could not answer, each named with its arguments."""
@@ -115,12 +134,30 @@ class Replayer:
     def load(
         cls, path: str | pathlib.Path, mode: Literal["strict", "sequence"] = "strict"
     ) -> Replayer:
-        """The replayer of a file that `Recorder.save` wrote."""
-        document = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+        """The replayer of a file that `Recorder.save` wrote.
+
+        Raises:
+            RecordingError: The file cannot be read, is not JSON, is not a
+                recording of this format, or an entry is broken; one error
+                naming the file, the entry and what is wrong.
+        """
+        try:
+            text = pathlib.Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            msg = f"{path}: cannot be read ({error})"
+            raise RecordingError(msg) from None
+        try:
+            document = json.loads(text)
+        except ValueError as error:
+            msg = f"{path}: is not JSON ({error})"
+            raise RecordingError(msg) from None
         if not isinstance(document, dict) or document.get("format") != _FORMAT:
             msg = f"{path} is not a toolkit recording (format {_FORMAT})"
-            raise ValueError(msg)
-        return cls(document["calls"], mode)
+            raise RecordingError(msg)
+        if "calls" not in document:
+            msg = f"{path}: has no 'calls'"
+            raise RecordingError(msg)
+        return cls(document["calls"], mode, source=str(path))
 
     async def __call__(
         self, call: ToolCall, context: Context[Any], call_next: CallNext
@@ -243,6 +280,45 @@ def _part_json(part: Part) -> dict[str, Any]:
             value = {"base64": b64(value)}
         fields[name] = value
     return fields
+
+
+def _problem(entry: Any) -> str | None:
+    """What is wrong with a recorded call, or None when a replay can answer with it."""
+    if not isinstance(entry, dict):
+        return f"is {type(entry).__name__}, not an object"
+    for key in ("tool", "arguments", "result"):
+        if key not in entry:
+            return f"has no {key!r}"
+    if not isinstance(entry["tool"], str):
+        return f"has 'tool' {type(entry['tool']).__name__}, not a string"
+    try:
+        _key(entry["tool"], entry["arguments"])
+    except (TypeError, ValueError, RecursionError) as error:
+        return f"has 'arguments' that are not JSON ({error})"
+    return _result_problem(entry["result"])
+
+
+def _result_problem(result: Any) -> str | None:
+    """What is wrong with a recorded result, or None."""
+    if not isinstance(result, dict):
+        return f"has 'result' {type(result).__name__}, not an object"
+    if not isinstance(result.get("text"), str):
+        return "has a 'result' whose 'text' is missing or not a string"
+    if not isinstance(result.get("is_error"), bool):
+        return "has a 'result' whose 'is_error' is missing or not true/false"
+    content = result.get("content", [])
+    if not isinstance(content, list):
+        return "has a 'result' whose 'content' is not a list"
+    for number, item in enumerate(content):
+        if not isinstance(item, dict) or item.get("type") not in {
+            kind.__name__ for kind in PART_TYPES
+        }:
+            return f"has content part {number} of no known type"
+        try:
+            _part_of(item)
+        except Exception as error:  # the part's own checks, a bad base64
+            return f"has content part {number} that cannot be read ({error})"
+    return None
 
 
 def _result_of(recorded: dict[str, Any]) -> ToolResult:

@@ -17,6 +17,8 @@ import secrets
 import signal
 import socket
 import sys
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -609,6 +611,37 @@ class _Formatter(logging.Formatter):
 
 
 _HANDLER_NAME: Final = "toolkit-serve"
+_OUT_OF_DESCRIPTORS: Final = "socket.accept() out of system resource"
+
+
+class _AcceptFlood(logging.Filter):
+    """One record a `interval` of asyncio's "socket.accept() out of system resource"; the others counted.
+
+    At its file-descriptor limit, asyncio's accept loop logs that line once
+    per connection waiting in the backlog and schedules a retry for each,
+    so the lines multiply (tens of thousands a second); the first of each
+    interval says how many were left out.
+    """
+
+    def __init__(self, interval: float = 10.0) -> None:
+        super().__init__()
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._last: float | None = None
+        self._left_out = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith(_OUT_OF_DESCRIPTORS):
+            return True
+        now = time.monotonic()
+        with self._lock:
+            if self._last is not None and now - self._last < self.interval:
+                self._left_out += 1
+                return False
+            self._last, left_out, self._left_out = now, self._left_out, 0
+        if left_out:
+            record.msg = f"{record.msg} ({left_out} more like it in the last {self.interval:g} seconds left out)"
+        return True
 
 
 def configure_logging(level: str) -> None:
@@ -629,7 +662,10 @@ def configure_logging(level: str) -> None:
         ("mcp", max(number, logging.INFO)),
         ("uvicorn", number),
         ("uvicorn.access", number),
-        ("asyncio", number),  # accept() out of descriptors: a line a second
+        (
+            "asyncio",
+            number,
+        ),  # accept() out of descriptors: one line in 10 s (_AcceptFlood)
     ):
         found = logging.getLogger(name)
         for old in [h for h in found.handlers if h.get_name() == _HANDLER_NAME]:
@@ -637,3 +673,7 @@ def configure_logging(level: str) -> None:
         found.addHandler(handler)
         found.setLevel(at)
         found.propagate = False
+    flood = logging.getLogger("asyncio")
+    for kept in [f for f in flood.filters if isinstance(f, _AcceptFlood)]:
+        flood.removeFilter(kept)
+    flood.addFilter(_AcceptFlood())

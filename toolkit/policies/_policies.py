@@ -25,11 +25,15 @@ arguments: it cannot move to other arguments, and it is used up by the call
 it lets through. A set with an `approval_key` signs its approval ids
 (HMAC-SHA256), so that a host that keeps no state can hand back the id it
 was given and another process with the same key can check it; such a token
-is single-use within a process and expires after `approval_ttl` seconds.
+is single-use within a process and expires after the set's `approval_ttl`
+seconds (an hour by default), in every process, the issuing one included.
+An id or token is parsed strictly (its own alphabet, ASCII digits, a
+bounded length): one that is not well formed is refused and never kept.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import OrderedDict, deque
@@ -70,6 +74,11 @@ SetRule = Callable[..., bool]
 
 _UNITS: Final = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0}
 _MAX_PENDING: Final = 10_000  # approvals a set keeps; the oldest go first
+_NONCE_CHARS: Final = 16  # secrets.token_urlsafe(12)
+_TOKEN: Final = re.compile(
+    rf"([A-Za-z0-9_-]{{{_NONCE_CHARS}}})\.([0-9]{{1,15}})\.([0-9a-f]{{64}})", re.ASCII
+)
+"""A signed approval id: nonce, expiry (whole seconds of the epoch), HMAC-SHA256 in hex."""
 _clock: Callable[[], float] = time.monotonic  # replaced by tests with a fake clock
 _wall: Callable[[], float] = time.time
 
@@ -240,7 +249,10 @@ class ApprovalStore:
         self.key = key
         self.ttl = ttl
         self._lock = threading.Lock()
-        # id → [tool, digest, decision]; decision is None (waiting), True, or a denial reason
+        # id → [tool, digest, decision, expires]; decision is None (waiting),
+        # True, or a denial reason; tool and digest are None for a signed token
+        # handed back (checked against the call that uses it); expires is the
+        # epoch second a signed id ends, else None
         self._entries: OrderedDict[str, list[Any]] = OrderedDict()
         self._spent: OrderedDict[str, None] = OrderedDict()  # signed nonces used here
 
@@ -249,6 +261,7 @@ class ApprovalStore:
         import secrets
 
         nonce = secrets.token_urlsafe(12)
+        expires: int | None = None
         if self.key is None:
             ident = nonce
         else:
@@ -256,34 +269,59 @@ class ApprovalStore:
             body = f"{nonce}.{expires}"
             ident = f"{body}.{self._mac(tool, digest, body)}"
         with self._lock:
-            self._entries[ident] = [tool, digest, None]
+            self._entries[ident] = [tool, digest, None, expires]
             while len(self._entries) > _MAX_PENDING:
                 self._entries.popitem(last=False)
         return ident
 
-    def decide(self, ident: str, decision: bool | str) -> bool:
+    def decide(self, ident: object, decision: bool | str) -> bool:
         """Record the host's decision on `ident`: True approves, False or a reason denies.
 
         Returns whether `ident` is an approval this store handed out (or, with
-        a key, a well-formed token: its signature is checked against the
-        call it is used for).
+        a key, a well-formed token that has not expired nor been used here:
+        its signature is checked against the call it is used for). Anything
+        else (another type, text of the wrong form or length) is refused and
+        not kept.
         """
+        if type(ident) is not str or len(ident) > 200:
+            return False
         if decision is False:
             decision = ""
+        elif decision is not True and type(decision) is not str:
+            decision = str(decision)
+        token = _TOKEN.fullmatch(ident) if self.key is not None else None
         with self._lock:
             entry = self._entries.get(ident)
             if entry is not None:
+                if entry[3] is not None and entry[3] < _wall():
+                    del self._entries[ident]
+                    return False
                 entry[2] = decision
                 return True
-            if self.key is not None and ident.count(".") == 2:
-                self._entries[ident] = [None, None, decision]
-                return True
-        return False
+            if token is None:
+                return False
+            nonce, expires = token.group(1), int(token.group(2))
+            if expires < _wall() or nonce in self._spent:
+                return False
+            self._entries[ident] = [None, None, decision, expires]
+            while len(self._entries) > _MAX_PENDING:
+                self._entries.popitem(last=False)
+            return True
 
     def take(self, tool: str, digest: str) -> bool | str | None:
-        """The decision for a call of `tool` with arguments `digest`, used up; None if there is none."""
+        """The decision for a call of `tool` with arguments `digest`, used up; None if there is none.
+
+        A signed approval past its expiry is dropped, whichever process
+        issued it.
+        """
+        now = _wall()
         with self._lock:
-            for ident, (named, hashed, decision) in self._entries.items():
+            expired = []
+            found: tuple[str, bool | str] | None = None
+            for ident, (named, hashed, decision, expires) in self._entries.items():
+                if expires is not None and expires < now:
+                    expired.append(ident)
+                    continue
                 if decision is None:
                     continue
                 if (
@@ -293,15 +331,24 @@ class ApprovalStore:
                         continue
                 elif (named, hashed) != (tool, digest):
                     continue
+                found = ident, decision
+                break
+            for ident in expired:
                 del self._entries[ident]
-                if self.key is not None:
-                    self._spend(ident)
-                return True if decision is True else str(decision)
-        return None
+            if found is None:
+                return None
+            ident, decision = found
+            del self._entries[ident]
+            if self.key is not None:
+                self._spend(ident)
+            return True if decision is True else str(decision)
 
     def _valid_token(self, ident: str, tool: str, digest: str) -> bool:
-        nonce, expires, mac = ident.split(".")
-        if not expires.isdigit() or int(expires) < _wall() or nonce in self._spent:
+        token = _TOKEN.fullmatch(ident)
+        if token is None:  # cannot happen: decide keeps only well-formed tokens
+            return False
+        nonce, expires, mac = token.groups()
+        if int(expires) < _wall() or nonce in self._spent:
             return False
         import hmac
 
@@ -318,7 +365,7 @@ class ApprovalStore:
         import hmac
 
         assert self.key is not None  # only called with a key
-        message = f"{tool}\x00{digest}\x00{body}".encode()
+        message = f"{tool}\x00{digest}\x00{body}".encode("utf-8", "surrogatepass")
         return hmac.new(self.key, message, hashlib.sha256).hexdigest()
 
 
@@ -326,15 +373,16 @@ _STORE_LOCK = threading.Lock()
 
 
 class SetPolicy:
-    """What a set adds to its calls: the approval rule and key, the store of approvals (made on first use), what spans keep."""
+    """What a set adds to its calls: the approval rule, key and lifetime, the store of approvals (made on first use), what spans keep."""
 
-    __slots__ = ("key", "rule", "store", "trace_content")
+    __slots__ = ("key", "rule", "store", "trace_content", "ttl")
 
     def __init__(
         self,
         rule: bool | SetRule,
         key: bytes | None,
         trace_content: bool | Redact = False,
+        ttl: float = 3600.0,
     ) -> None:
         if not isinstance(rule, bool) and not callable(rule):
             msg = f"requires_approval={rule!r}. Pass True, False, or a function (tool, arguments, context) -> bool"
@@ -342,11 +390,15 @@ class SetPolicy:
         if key is not None and (not isinstance(key, bytes) or len(key) < 16):
             msg = "approval_key must be bytes of at least 16 (e.g. secrets.token_bytes(32)), or None"
             raise ToolDefinitionError(msg)
+        if not is_seconds(ttl):
+            msg = f"approval_ttl={ttl!r}. Pass a positive number of seconds (default 3600)"
+            raise ToolDefinitionError(msg)
         if not isinstance(trace_content, bool) and not callable(trace_content):
             msg = f"trace_content={trace_content!r}. Pass True, False, or a function (tool_name, value) -> value"
             raise ToolDefinitionError(msg)
         self.rule = rule
         self.key = key
+        self.ttl = float(ttl)
         self.store: ApprovalStore | None = None
         self.trace_content = trace_content
 
@@ -355,23 +407,34 @@ def store_of(approvals: SetPolicy) -> ApprovalStore:
     """The set's store of approvals, made on first use."""
     with _STORE_LOCK:
         if approvals.store is None:
-            approvals.store = ApprovalStore(approvals.key)
+            approvals.store = ApprovalStore(approvals.key, approvals.ttl)
         return approvals.store
 
 
 def digest_of(arguments: Mapping[str, Any]) -> str:
-    """A hash of the arguments' canonical JSON: equal for equal JSON values only."""
+    """A hash of the arguments' canonical JSON: equal for equal JSON values only.
+
+    Never raises: any text (lone surrogates included) is hashed as its code
+    points; a value no JSON text holds (circular, nested too deep) gets a
+    digest of its own that no other call shares, so its call cannot be
+    approved by another's approval.
+    """
     import hashlib
     import json
 
-    text = json.dumps(
-        arguments,
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        default=repr,
-    )
-    return hashlib.sha256(text.encode()).hexdigest()
+    try:
+        text = json.dumps(
+            arguments,
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+            default=repr,
+        )
+    except (TypeError, ValueError, RecursionError):
+        import secrets
+
+        return "unmatched-" + secrets.token_hex(32)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # ---------------------------------------------------------------- limits

@@ -12,7 +12,7 @@ builds them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from toolkit.values._results import Refused, ToolResult, error_text, safe_text
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Refusal",
     "not_converted",
+    "parse_arguments",
     "reject_constant",
     "too_deep",
     "unchecked",
@@ -159,3 +160,34 @@ def reject_constant(constant: str) -> Any:
     """
     msg = f"{constant} is not a JSON value"
     raise ValueError(msg)
+
+
+_NO_ARGS: Final = ("", "null")
+
+
+def parse_arguments(name: str, args: Any) -> JsonObject | ToolResult:
+    """Arguments as received (a dict, a JSON string, None) → a dict, or an error result."""
+    import json
+
+    if args is None:
+        return {}
+    if isinstance(args, (str, bytes, bytearray)):
+        text = (
+            args.decode("utf-8", "replace")
+            if isinstance(args, (bytes, bytearray))
+            else args
+        )
+        if text.strip() in _NO_ARGS:
+            return {}
+        try:
+            args = json.loads(text, parse_constant=reject_constant)
+        except (ValueError, RecursionError) as error:
+            return ToolResult.error(
+                f'Arguments for tool "{name}" are not valid JSON: {error}'
+            )
+    if not isinstance(args, dict):
+        kind = "array" if isinstance(args, list) else type(args).__name__
+        return ToolResult.error(
+            f'Arguments for tool "{name}" must be a JSON object of named arguments, got {kind}.'
+        )
+    return args

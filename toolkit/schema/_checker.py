@@ -189,11 +189,14 @@ class _Compiler:
             or not all(isinstance(key, str) for key in schema)
         ):
             raise _Unsupported
+        # The type and the sizes first: a value they refuse is refused before
+        # a pattern reads a long text or the items of a long array are checked.
         return _all_of(
             [
                 *_value_checks(schema),
-                *self._applicator_checks(schema),
+                *_size_checks(schema),
                 *_number_checks(schema),
+                *self._applicator_checks(schema),
                 *_string_checks(schema),
                 *self._array_checks(schema),
                 *self._object_checks(schema),
@@ -225,9 +228,6 @@ class _Compiler:
         items = self.compile(schema["items"]) if "items" in schema else None
         if prefix or items is not None:
             yield _items_check(prefix, items)
-        low, high = schema.get("minItems"), schema.get("maxItems")
-        if low is not None or high is not None:
-            yield _length_check(_is_array, low, high)
         if schema.get("uniqueItems") is True:
             yield lambda value: not isinstance(value, list) or unique(value)
 
@@ -246,9 +246,6 @@ class _Compiler:
         if "propertyNames" in schema:
             names = self.compile(schema["propertyNames"])
             yield lambda value: not is_object(value) or all(map(names, value))
-        low, high = schema.get("minProperties"), schema.get("maxProperties")
-        if low is not None or high is not None:
-            yield _length_check(is_object, low, high)
 
 
 def _always(value: Any) -> bool:
@@ -337,10 +334,19 @@ def _is_multiple(value: float, divisor: float) -> bool:
     return not value % divisor
 
 
+def _size_checks(schema: JsonSchema) -> Iterator[Check]:
+    """`minLength`/`maxLength`, `minItems`/`maxItems`, `minProperties`/`maxProperties`: one `len` each."""
+    for applies, least, most in (
+        (_is_string, "minLength", "maxLength"),
+        (_is_array, "minItems", "maxItems"),
+        (is_object, "minProperties", "maxProperties"),
+    ):
+        low, high = schema.get(least), schema.get(most)
+        if low is not None or high is not None:
+            yield _length_check(applies, low, high)
+
+
 def _string_checks(schema: JsonSchema) -> Iterator[Check]:
-    low, high = schema.get("minLength"), schema.get("maxLength")
-    if low is not None or high is not None:
-        yield _length_check(_is_string, low, high)
     if "pattern" in schema:
         search = searcher(schema["pattern"])
         yield lambda value: not isinstance(value, str) or search(value)

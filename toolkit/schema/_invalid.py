@@ -89,10 +89,26 @@ def _validator_class() -> Any:
 def _pattern_keyword(
     validator: Any, pattern: str, instance: Any, schema: Any
 ) -> Iterator[Any]:
-    """`pattern` matched in linear time (`_pattern`), never by `re`, which can backtrack for ages."""
+    """`pattern` matched in linear time (`_pattern`), never by `re`, which can backtrack for ages.
+
+    A text whose type or length (`type`, `maxLength`, `minLength`) the
+    schema refuses is not read: that keyword says what is wrong with it.
+    """
     from jsonschema.exceptions import ValidationError
 
-    if isinstance(instance, str) and not searcher(pattern)(instance):
+    if not isinstance(instance, str):
+        return
+    declared = schema.get("type")
+    if declared is not None and "string" not in (
+        declared if isinstance(declared, list) else [declared]
+    ):
+        return
+    most, least = schema.get("maxLength"), schema.get("minLength")
+    if (is_number(most) and len(instance) > most) or (
+        is_number(least) and len(instance) < least
+    ):
+        return
+    if not searcher(pattern)(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 

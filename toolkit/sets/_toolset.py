@@ -214,6 +214,8 @@ class ToolSet:
         approval_key: Sign approval ids with this secret (HMAC-SHA256), so
             that a host that keeps no state can hand an id back to another
             process with the same key; None keeps approvals in memory.
+        approval_ttl: Seconds a signed approval id stays valid (default an
+            hour), checked by every process, the one that issued it too.
         trace_content: Record each call's arguments and result text on its
             OpenTelemetry span: True, or a redaction hook
             `(tool_name, value) -> value` that returns what to keep (default:
@@ -239,6 +241,7 @@ class ToolSet:
         max_threads: int | None = None,
         requires_approval: bool | SetApproval = False,
         approval_key: bytes | None = None,
+        approval_ttl: float = 3600.0,
         trace_content: bool | Redact = False,
         defer_loading: bool = False,
         namespace: str | None = None,
@@ -254,7 +257,9 @@ class ToolSet:
         self.max_output_chars = max_output_chars
         self.error_formatter = error_formatter
         self._pool = None if max_threads is None else bounded_pool(max_threads)
-        self._policy = SetPolicy(requires_approval, approval_key, trace_content)
+        self._policy = SetPolicy(
+            requires_approval, approval_key, trace_content, approval_ttl
+        )
         self._catalog = Catalog()
         self._marks = (defer_loading or None, check_namespace(namespace, "a ToolSet"))
         if type(self).add is ToolSet.add:  # add's checks, in order, at once

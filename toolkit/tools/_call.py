@@ -36,10 +36,11 @@ reaches worker threads without a parameter more.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from toolkit.core._exceptions import ToolError
 from toolkit.core._log import log_failure, log_warning
@@ -57,11 +58,21 @@ from toolkit.run._running import (
     is_large,
     run_blocking,
 )
-from toolkit.run._tracing import FOUND, SDK, current, finish, note_error, start_call
+from toolkit.run._tracing import (
+    END_WAIT,
+    FOUND,
+    SDK,
+    current,
+    end_call,
+    hook_arguments,
+    note_error,
+    start_call,
+    wake,
+)
 from toolkit.schema._arguments import (
     Refusal,
     not_converted,
-    reject_constant,
+    parse_arguments,
     too_deep,
     unchecked,
 )
@@ -264,7 +275,7 @@ class ToolRunner:
             agent_id, call_id, args, deps, formatter, pool, policy, blocking
         )
         if FOUND or SDK in sys.modules:  # an OpenTelemetry SDK may be tracing
-            return self._traced(steps, call_id, args, policy)
+            return self._traced(steps, call_id, args, policy, blocking)
         return steps
 
     async def _traced(
@@ -273,16 +284,47 @@ class ToolRunner:
         call_id: str,
         args: Any,
         policy: SetPolicy | None,
+        blocking: bool,
     ) -> ToolResult:
-        """`steps` in a span of the call, when a tracer takes one."""
+        """`steps` in a span of the call, when a tracer takes one.
+
+        The span ends in the tracing thread; the call waits for that at
+        most `END_WAIT` seconds (by blocking its thread when `blocking`,
+        else without blocking the event loop), so that tracing never holds
+        a call nor its event loop.
+        """
         content = policy.trace_content if policy is not None else False
-        span = start_call(self.tool, call_id, _hook_arguments(args, content), content)
+        span = start_call(
+            self.tool, call_id, partial(hook_arguments, args, content), content
+        )
         if span is None:
             return await steps
         with current(span):
-            result = await steps
-            finish(span, result, content, self.name)
+            try:
+                result = await steps
+            except (
+                BaseException
+            ):  # cancelled, or interrupted: the span ends all the same
+                end_call(span, None, content, self.name)
+                raise
+        if blocking:
+            ended = threading.Event()
+            if end_call(span, result, content, self.name, ended.set):
+                ended.wait(END_WAIT)
             return result
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        if end_call(
+            span,
+            result,
+            content,
+            self.name,
+            partial(wake, loop, waiter),
+        ):
+            await asyncio.wait((waiter,), timeout=END_WAIT)
+        return result
 
     async def _steps(
         self,
@@ -508,20 +550,6 @@ def _formatted(
         return ToolResult.error(error_text(failure))
 
 
-def _hook_arguments(args: Any, content: Any) -> Any:
-    """The arguments as a `trace_content` hook gets them: a dict, from JSON text too; other text as it is.
-
-    The arguments OpenAI sends are JSON text: a hook that redacts dicts
-    would pass them on whole.
-    """
-    if not callable(content) or type(args) is dict:
-        return args
-    parsed = parse_arguments("", args)
-    return args if isinstance(parsed, ToolResult) else parsed
-
-
-_NO_ARGS: Final = ("", "null")
-
 # ------------------------------------------------------------------ bind
 
 
@@ -666,31 +694,3 @@ class Binder:
             return function(*values, **bound)
 
         return invoke
-
-
-def parse_arguments(name: str, args: Any) -> JsonObject | ToolResult:
-    """Arguments as received (a dict, a JSON string, None) → a dict, or an error result."""
-    import json
-
-    if args is None:
-        return {}
-    if isinstance(args, (str, bytes, bytearray)):
-        text = (
-            args.decode("utf-8", "replace")
-            if isinstance(args, (bytes, bytearray))
-            else args
-        )
-        if text.strip() in _NO_ARGS:
-            return {}
-        try:
-            args = json.loads(text, parse_constant=reject_constant)
-        except (ValueError, RecursionError) as error:
-            return ToolResult.error(
-                f'Arguments for tool "{name}" are not valid JSON: {error}'
-            )
-    if not isinstance(args, dict):
-        kind = "array" if isinstance(args, list) else type(args).__name__
-        return ToolResult.error(
-            f'Arguments for tool "{name}" must be a JSON object of named arguments, got {kind}.'
-        )
-    return args
