@@ -10,9 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit import AITool, DuplicateToolError, Tool, ToolResult, ToolSet, tool
+from toolkit import (
+    AITool,
+    DuplicateToolError,
+    Tool,
+    ToolResult,
+    ToolSet,
+    tool,
+)
+from toolkit.core import _words
 from toolkit.core._words import stem, terms, words
-from toolkit.sets._search import SearchIndex, _read, search
+from toolkit.sets import _search
+from toolkit.sets._search import SearchIndex, _fields, _read, search
 
 
 @dataclass(frozen=True)
@@ -154,6 +163,32 @@ def test_the_name_counts_more_than_the_description() -> None:
 )
 def test_parameter_text_counts(query: str, expected: str) -> None:
     assert names(search(CATALOG, query))[:1] == [expected]
+
+
+def test_every_text_of_a_schema_is_read_once_in_its_field() -> None:
+    """Property names in one field; descriptions, titles, enum and const values, names of definitions in the other."""
+    parameters = {
+        "type": "object",
+        "title": "Order",
+        "properties": {
+            "kind": {"const": "parcel", "description": "What is sent."},
+            "size": {"anyOf": [{"enum": ["small", 3, "large"]}, {"type": "null"}]},
+            "tags": {"type": "array", "items": {"title": "Tag"}},
+        },
+        "patternProperties": {"^x_": {"description": "Extension."}},
+        "not": {"description": "Never this."},
+        "$defs": {"Address": {"properties": {"street": {"title": "Street"}}}},
+        "additionalProperties": False,
+        "required": ["kind"],
+    }
+    name, parameter_names, description, schema_text = _fields(
+        Entry("send", "Send it.", parameters)
+    )
+    assert (name, description) == ("send", "Send it.")
+    assert sorted(parameter_names.split()) == ["kind", "size", "street", "tags"]
+    texts = ["Order", "parcel", "What is sent.", "small", "large", "Tag"]
+    texts += ["^x_", "Extension.", "Never this.", "Address", "Street"]
+    assert sorted(schema_text.split()) == sorted(" ".join(texts).split())
 
 
 def test_inflections_meet_at_one_stem() -> None:
@@ -403,6 +438,28 @@ def _common_and_rare(tools: int, rare: int) -> SearchIndex:
         Entry(f"tool_{n}", "common text" + (" unusual" if n < rare else ""))
         for n in range(tools)
     )
+
+
+def test_a_text_that_many_tools_share_is_read_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """50 tools with one description and one schema: 50 names and 3 shared texts are read."""
+    read: list[str] = []
+
+    def counting(text: str) -> list[str]:
+        read.append(text)
+        return _words.runs(text)
+
+    monkeypatch.setattr(_search, "runs", counting)
+    shared = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "description": "The city."}},
+    }
+    index = SearchIndex(
+        Entry(f"weather_{n}", "Weather for a city.", shared) for n in range(50)
+    )
+    assert len(read) == 50 + 3
+    assert names(index.search("weather city", k=2)) == ["weather_0", "weather_1"]
 
 
 def test_a_query_scores_only_the_tools_that_hold_its_words() -> None:

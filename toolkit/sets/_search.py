@@ -17,19 +17,21 @@ All the per-word arithmetic is done when the index is built: each word keeps
 the tools that contain it with its share of each one's score, so a query
 touches only the tools that share a word with it, and adds a common word
 only to the tools that can still be among the best (`SearchIndex._scores`).
+The build reads each text of the catalog once, however many tools repeat
+it, and each run of letters once (`_Texts`, `_Runs`).
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Any, Final, Protocol
 
 from toolkit.core._aliases import SUBSCHEMA_KEYWORDS
 from toolkit.core._exceptions import DuplicateToolError
-from toolkit.core._words import read_run, runs, words
+from toolkit.core._words import read_run, runs
 
 __all__ = ["SearchIndex", "Searchable", "search"]
 
@@ -65,9 +67,6 @@ _EXACT_NAME_LEAD: Final = 1.0
 
 # --- the text of a tool -------------------------------------------------------
 
-_DEFINITIONS: Final = ("$defs", "definitions", "patternProperties", "dependentSchemas")
-"""Keywords of a schema whose values map names to schemas."""
-
 
 def _fields(item: Searchable) -> tuple[str, str, str, str]:
     """The text of each field of a tool: name, parameter names, description, schema text."""
@@ -81,43 +80,53 @@ def _fields(item: Searchable) -> tuple[str, str, str, str]:
     return item.name, " ".join(names), description, " ".join(texts)
 
 
+_TEXTS: Final = frozenset({"description", "title", "const"})
+"""Keywords of a schema whose text values are free text (beside `enum`, which lists some)."""
+
+_SUBSCHEMAS: Final = frozenset(SUBSCHEMA_KEYWORDS)
+
+_DEFINITIONS: Final = frozenset(
+    {"$defs", "definitions", "patternProperties", "dependentSchemas"}
+)
+"""Keywords of a schema whose values map names to schemas."""
+
+_READ: Final = _TEXTS | _DEFINITIONS | {"enum", "properties"}
+"""The keywords that `_read_keyword` reads."""
+
+
 def _read_schema(schema: object, names: list[str], texts: list[str]) -> None:
-    """Collect the property names and the text (descriptions, titles, enum values) of a schema.
+    """Collect the property names and the text (descriptions, titles, enum and const values) of a schema.
 
     Walks every nested schema (properties, items, unions, definitions, ...)
-    with a stack, so a deep schema cannot exhaust the recursion limit.
+    with a stack, so a deep schema cannot exhaust the recursion limit; each
+    node's keywords are read in one pass over them.
     """
     pending: list[object] = [schema]
     while pending:
         node = pending.pop()
         if isinstance(node, list):
             pending.extend(node)
-        elif isinstance(node, Mapping):
-            texts.extend(_node_text(node))
-            properties = node.get("properties")
-            if isinstance(properties, Mapping):
-                names.extend(str(name) for name in properties)
-                pending.extend(properties.values())
-            pending.extend(node[key] for key in SUBSCHEMA_KEYWORDS if key in node)
-            for key in _DEFINITIONS:
-                defined = node.get(key)
-                if isinstance(defined, Mapping):
-                    texts.extend(str(name) for name in defined)
-                    pending.extend(defined.values())
+        elif isinstance(node, dict) or isinstance(node, Mapping):  # noqa: SIM101  # a dict is told apart much faster
+            for key, value in node.items():
+                if key in _SUBSCHEMAS:
+                    pending.append(value)
+                elif key in _READ:
+                    _read_keyword(key, value, names, texts, pending)
 
 
-def _node_text(node: Mapping[str, Any]) -> Iterator[str]:
-    """The free text of one schema node: description, title, enum and const values."""
-    for key in ("description", "title"):
-        value = node.get(key)
+def _read_keyword(
+    key: str, value: object, names: list[str], texts: list[str], pending: list[object]
+) -> None:
+    """Collect what one keyword of `_READ` holds: text, property names, names of definitions; its schemas go to `pending`."""
+    if key in _TEXTS:
         if isinstance(value, str):
-            yield value
-    values = node.get("enum")
-    if isinstance(values, list):
-        yield from (value for value in values if isinstance(value, str))
-    const = node.get("const")
-    if isinstance(const, str):
-        yield const
+            texts.append(value)
+    elif key == "enum":
+        if isinstance(value, list):
+            texts.extend(item for item in value if isinstance(item, str))
+    elif isinstance(value, Mapping):  # properties, or definitions
+        (names if key == "properties" else texts).extend(map(str, value))
+        pending.extend(value.values())
 
 
 # --- the index ----------------------------------------------------------------
@@ -127,21 +136,50 @@ Read = tuple[list[str], tuple[str, ...]]
 """The words and the terms of one run of letters and digits (`read_run`)."""
 
 
-def _read(
-    text: str, known: dict[str, Read], *, keep: bool
-) -> tuple[list[str], list[str]]:
+class _Runs(dict[str, Read]):
+    """The read of each run of letters and digits in the catalog, made on its first sight (`read_run`).
+
+    A catalog says the same words again and again: each run is read once.
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, run: str) -> Read:
+        read = self[run] = read_run(run)
+        return read
+
+
+def _read(text: str, known: _Runs, *, keep: bool) -> tuple[list[str], list[str]]:
     """The words and the terms of `text`, each run read once: looked up in `known`, kept there if `keep`."""
     found_words: list[str] = []
     found_terms: list[str] = []
     for run in runs(text):
-        read = known.get(run)
-        if read is None:
-            read = read_run(run)
-            if keep:
-                known[run] = read
+        read = known[run] if keep else known.get(run) or read_run(run)
         found_words += read[0]
         found_terms += read[1]
     return found_words, found_terms
+
+
+class _Texts(dict[str, tuple[str, ...]]):
+    """The terms of each text of the catalog, read on its first sight.
+
+    A catalog repeats its texts (the same parameters and their descriptions
+    on many tools, the tools of one server saying the same things), so each
+    text is read once, and each run of it once (`runs`).
+    """
+
+    __slots__ = ("runs",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs = _Runs()
+
+    def __missing__(self, text: str) -> tuple[str, ...]:
+        known = self.runs
+        found = self[text] = tuple(
+            chain.from_iterable([known[run][1] for run in runs(text)])
+        )
+        return found
 
 
 class SearchIndex:
@@ -159,16 +197,18 @@ class SearchIndex:
     __slots__ = ("_exact", "_names", "_peaks", "_postings", "_runs")
 
     def __init__(self, tools: Iterable[Searchable]) -> None:
-        known: dict[str, Read] = {}
+        texts = _Texts()
+        known = texts.runs
         names: list[str] = []
-        counts: list[list[Counter[str]]] = []
+        counts: list[list[tuple[str, ...]]] = []
         exact: dict[tuple[str, ...], list[int]] = {}
         for item in tools:
-            exact.setdefault(tuple(words(item.name)), []).append(len(names))
-            names.append(item.name)
-            counts.append(
-                [Counter(_read(text, known, keep=True)[1]) for text in _fields(item)]
-            )
+            name, *others = _fields(item)
+            # A name is read once: its words find the tool it names, its terms score it.
+            name_words, name_terms = _read(name, known, keep=True)
+            exact.setdefault(tuple(name_words), []).append(len(names))
+            names.append(name)
+            counts.append([tuple(name_terms), *[texts[text] for text in others]])
         _refuse_duplicates(names)
         self._names: tuple[str, ...] = tuple(names)
         self._postings = _postings(counts)
@@ -292,7 +332,7 @@ def _refuse_duplicates(names: Sequence[str]) -> None:
 
 
 def _postings(
-    counts: Sequence[Sequence[Counter[str]]],
+    counts: Sequence[Sequence[tuple[str, ...]]],
 ) -> dict[str, dict[int, float]]:
     """For each term, the tools holding it and the term's share of each tool's score (BM25F).
 
@@ -303,34 +343,40 @@ def _postings(
     """
     documents = len(counts)
     averages = [
-        max(sum(sum(tool[field].values()) for tool in counts) / max(documents, 1), 1.0)
+        max(sum(len(tool[field]) for tool in counts) / max(documents, 1), 1.0)
         for field in range(len(_WEIGHTS))
     ]
-    weighed: dict[str, list[tuple[int, float]]] = {}
+    postings: dict[str, dict[int, float]] = {}
     for index, fields in enumerate(counts):
         for term, frequency in _weighed_frequencies(fields, averages).items():
-            weighed.setdefault(term, []).append((index, frequency))
-    postings: dict[str, dict[int, float]] = {}
-    for term, holders in weighed.items():
+            held = postings.get(term)
+            if held is None:
+                postings[term] = {index: frequency}
+            else:
+                held[index] = frequency
+    for holders in postings.values():
         rarity = math.log(1.0 + (documents - len(holders) + 0.5) / (len(holders) + 0.5))
-        postings[term] = {
-            index: rarity * frequency * (_SATURATION + 1.0) / (frequency + _SATURATION)
-            for index, frequency in holders
-        }
+        for (
+            index,
+            frequency,
+        ) in holders.items():  # the same keys: the dict keeps its size
+            holders[index] = (
+                rarity * frequency * (_SATURATION + 1.0) / (frequency + _SATURATION)
+            )
     return postings
 
 
 def _weighed_frequencies(
-    fields: Sequence[Counter[str]], averages: Sequence[float]
+    fields: Sequence[tuple[str, ...]], averages: Sequence[float]
 ) -> dict[str, float]:
     """Each term's count over the fields of one tool, weighed and length-normalised per field."""
     frequencies: dict[str, float] = {}
-    for field, counted in enumerate(fields):
-        length = sum(counted.values())
+    get = frequencies.get
+    for field, found in enumerate(fields):
         norm = _LENGTH_NORMS[field]
-        scale = _WEIGHTS[field] / (1.0 - norm + norm * length / averages[field])
-        for term, count in counted.items():
-            frequencies[term] = frequencies.get(term, 0.0) + count * scale
+        scale = _WEIGHTS[field] / (1.0 - norm + norm * len(found) / averages[field])
+        for term in found:
+            frequencies[term] = get(term, 0.0) + scale
     return frequencies
 
 
