@@ -57,7 +57,15 @@ from toolkit.run._running import (
     is_large,
     run_blocking,
 )
-from toolkit.run._tracing import FOUND, SDK, current, finish, note_error, start_call
+from toolkit.run._tracing import (
+    FOUND,
+    SDK,
+    current,
+    finish,
+    note_error,
+    start_call,
+    tracer,
+)
 from toolkit.schema._arguments import (
     Refusal,
     not_converted,
@@ -263,7 +271,9 @@ class ToolRunner:
         steps = self._steps(
             agent_id, call_id, args, deps, formatter, pool, policy, blocking
         )
-        if FOUND or SDK in sys.modules:  # an OpenTelemetry SDK may be tracing
+        # A span only when a tracer takes one: a process that merely imported
+        # the OpenTelemetry SDK, with no provider set, pays one look-up more.
+        if FOUND or (SDK in sys.modules and tracer() is not None):
             return self._traced(steps, call_id, args, policy)
         return steps
 
@@ -348,7 +358,7 @@ class ToolRunner:
         )
         tries = 1
         while True:
-            deadline = _deadline(self.timeout)
+            deadline = None if self.timeout is None else _deadline(self.timeout)
             try:
                 if in_pool:
                     thunk = lambda: self.invoke(bound, agent_id, call_id)  # noqa: E731
