@@ -16,7 +16,8 @@ repeats drift together, so their ratio holds.
 `--json` writes every median with its library, call path and kind (toolkit,
 peer, floor) and every goal's ratio; `benchmarks/chart.py` draws the ratios
 against their goals from it. `--serving` adds the serving goals from the JSON
-that `benchmarks/serving.py` wrote.
+that `benchmarks/serving.py` wrote. Beside each ratio, the table shows the
+one measured before the latest round of speed work (`benchmarks/before.json`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import asyncio
 import gc
 import json
 import os
+import pathlib
 import platform
 import statistics
 import subprocess
@@ -961,17 +963,30 @@ def median_text(entry: dict[str, Any]) -> str:
     return text
 
 
+BEFORE = pathlib.Path(__file__).with_name("before.json")
+"""The ratios before the latest round of speed work, printed beside today's."""
+
+
+def before_ratios() -> tuple[str, dict[str, float]]:
+    """The date and the ratios of `before.json`, by goal."""
+    kept = json.loads(BEFORE.read_text(encoding="utf-8"))
+    return kept["date"], kept["ratios"]
+
+
 def report(
     scenarios: list[Scenario], goals: list[dict[str, Any]], serving_machine: str
 ) -> str:
+    date, before = before_ratios()
     lines = [
-        "| comparison | ratio | goal | met | toolkit | reference |",
-        "|---|---|---|---|---|---|",
+        f"| comparison | ratio | before ({date}) | goal | met | toolkit | reference |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in goals:
         met = "yes" if row["met"] else "**no**"
+        earlier = before.get(row["goal"])
+        shown = "—" if earlier is None else ratio_text(earlier)
         lines.append(
-            f"| {row['goal']} | {ratio_text(row['ratio'])} | {row['comparison']} {row['limit']:g}× | {met} "
+            f"| {row['goal']} | {ratio_text(row['ratio'])} | {shown} | {row['comparison']} {row['limit']:g}× | {met} "
             f"| {median_text(row['toolkit'])} | {row['reference']['library']} {median_text(row['reference'])} |"
         )
     if serving_machine:

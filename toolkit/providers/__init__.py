@@ -42,6 +42,13 @@ def get(name: str) -> ModuleType:
     if name not in NAMES:
         msg = f"Unknown export format {name!r}; use one of json, {', '.join(NAMES)}"
         raise ValueError(msg)
-    import importlib
+    module = _LOADED.get(name)
+    if module is None:  # every export asks: the import system is asked once
+        import importlib
 
-    return importlib.import_module(f"{__name__}.{name}")
+        module = _LOADED[name] = importlib.import_module(f"{__name__}.{name}")
+    return module
+
+
+_LOADED: dict[str, ModuleType] = {}
+"""The module of each provider asked for so far."""

@@ -65,6 +65,7 @@ __all__ = [
     "note_error",
     "start_call",
     "tracer",
+    "tracing_on",
     "wake",
 ]
 
@@ -80,6 +81,14 @@ END_WAIT: Final = 0.5
 MAX_QUEUED: Final = 10_000
 """Spans' steps that may wait for the tracing thread; beyond them a span is dropped."""
 _LOG_EVERY: Final = 60.0  # seconds between two log records of one step's failures
+
+
+def tracing_on() -> bool:
+    """Whether a tracer takes spans now; a tracer provider that raises counts as none, so the call goes on."""
+    try:
+        return tracer() is not None
+    except Exception:  # tracing never reaches a call
+        return False
 
 
 def tracer() -> Any:

@@ -186,7 +186,8 @@ async def _dispatch(
         toolset._policy,
         blocking=blocking,
     )
-    return _within(toolset.max_output_chars, result)
+    limit = toolset.max_output_chars  # a set without a limit truncates nothing
+    return result if limit is None else _within(limit, result)
 
 
 def _tool_of(toolset: SetView, call: object) -> Tool[Any, Any] | None:

@@ -67,6 +67,7 @@ from toolkit.run._tracing import (
     hook_arguments,
     note_error,
     start_call,
+    tracing_on,
     wake,
 )
 from toolkit.schema._arguments import (
@@ -274,7 +275,9 @@ class ToolRunner:
         steps = self._steps(
             agent_id, call_id, args, deps, formatter, pool, policy, blocking
         )
-        if FOUND or SDK in sys.modules:  # an OpenTelemetry SDK may be tracing
+        # A span only when a tracer takes one: a process that merely imported
+        # the OpenTelemetry SDK, with no provider set, pays one look-up more.
+        if FOUND or (SDK in sys.modules and tracing_on()):
             return self._traced(steps, call_id, args, policy, blocking)
         return steps
 
@@ -390,7 +393,7 @@ class ToolRunner:
         )
         tries = 1
         while True:
-            deadline = _deadline(self.timeout)
+            deadline = None if self.timeout is None else _deadline(self.timeout)
             try:
                 if in_pool:
                     thunk = lambda: self.invoke(bound, agent_id, call_id)  # noqa: E731
