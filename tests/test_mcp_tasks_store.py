@@ -334,3 +334,42 @@ def test_sigterm_leaves_no_task_working_in_redis(redis: Redis) -> None:
             )
     finally:
         kept.close()
+
+
+stopped: list[str] = []
+
+
+@tools.tool(task="optional")
+async def linger(label: str) -> str:
+    """Work until cancelled.
+
+    Args:
+        label: What the call is.
+    """
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        stopped.append(label)
+        raise
+    return label
+
+
+def test_a_task_whose_record_expires_stops_its_tool_though_no_change_is_heard() -> None:
+    """An expiring record tells no one (Redis keys, the memory store's pruning): the follower looks when it would expire."""
+    store = MemoryTaskStore()  # a store that tells of changes: no polling
+
+    async def main() -> None:
+        stopped.clear()
+        async with peers(app(task_store=store, task_ttl=0.5)) as (peer,):
+            task = await peer.result(
+                "tools/call", name="linger", arguments={"label": "late"}
+            )
+            assert task["status"] == "working"
+            for _ in range(100):  # bounded: 10 s at most, the record lives 0.5 s
+                if stopped:
+                    break
+                await asyncio.sleep(0.1)
+            assert stopped == ["late"]
+            assert await store.load(task["taskId"]) is None
+
+    run(main())

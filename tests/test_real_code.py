@@ -651,3 +651,12 @@ def test_no_call_that_ran_is_lost_over_mcp(mode: str) -> None:
             declared[method] and RAN in result.content[-1].text
         )
     assert _state(used) == _state(direct)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [{"candidates": 5}, {"candidates": True}, {"candidates": []}, {"parts": 5}],
+)
+def test_odd_gemini_responses_hold_no_calls(message: Any) -> None:
+    assert gemini.parse_calls(message) == []
+    assert asyncio.run(gemini.handle(SET, "a", message)) is not None

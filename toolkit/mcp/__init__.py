@@ -4,7 +4,7 @@
 from toolkit import mcp
 
 mcp.serve(toolset)                               # stdio; http="127.0.0.1:8000" for streamable HTTP
-async with mcp.connect("server.py") as remote:   # an MCP server's tools as a live ToolSet
+async with mcp.connect("python server.py") as remote:   # an MCP server's tools as a live ToolSet
     ...
 mcp.tools(toolset)                               # the `tools` of a tools/list result
 ```

@@ -63,6 +63,7 @@ import json
 import logging
 import re
 import secrets
+import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Final
 
@@ -271,7 +272,7 @@ class Tasks:
             "pollIntervalMs": max(1, round(self.poll * 1000)),
         }
         kept = record if owner is None else {**record, OWNER: owner}
-        live = _Live(running, client)
+        live = _Live(running, client, time.monotonic() + self.ttl)
         self._live[task_id] = live  # before the save, so that no change is missed
         self._listen()
         # Written before the client learns of the task. While the store
@@ -316,6 +317,7 @@ class Tasks:
         listen = getattr(self.store, "listen", None)
         if listen is not None and self._listener is None:
             self._listener = asyncio.ensure_future(listen(self._changed))
+            self._listener.add_done_callback(_listener_ended)
 
     def _changed(self, task_id: str) -> None:
         if task_id == EVERYTHING:
@@ -341,9 +343,13 @@ class Tasks:
             while not running.done():
                 waiter = asyncio.ensure_future(seen.wait())
                 try:
+                    # An expiring record tells no one: look at the store
+                    # again when it would expire, at the latest.
+                    left = max(0.001, live.expires - time.monotonic())
+                    quiet = self._quiet(delay)
                     await asyncio.wait(
                         {running, waiter},
-                        timeout=self._quiet(delay),
+                        timeout=left if quiet is None else min(quiet, left),
                         return_when=asyncio.FIRST_COMPLETED,
                     )
                 finally:
@@ -367,6 +373,7 @@ class Tasks:
                 if record is None or record["status"] == "cancelled":
                     running.cancel()
                     return
+                live.expires = time.monotonic() + self._left(record)
             try:
                 answer = finish(running.result())
                 changes: dict[str, Any] = {
@@ -573,12 +580,25 @@ class Tasks:
         server.add_request_handler("tasks/cancel", TaskParams, self.cancel)
 
 
+def _listener_ended(listener: asyncio.Future[Any]) -> None:
+    """Log, once, why a store stopped telling of changes; its tasks poll from then on."""
+    error = None if listener.cancelled() else listener.exception()
+    if error is not None:
+        _log.warning(
+            "The task store stopped telling of changes (%s); tasks poll it instead",
+            error_text(error),
+        )
+
+
 class _Live:
     """A task whose tool runs in this process: the tool, its client, and what wakes its waiters."""
 
-    def __init__(self, running: asyncio.Future[Any], client: str) -> None:
+    def __init__(
+        self, running: asyncio.Future[Any], client: str, expires: float
+    ) -> None:
         self.running = running
         self.client = client
+        self.expires = expires  # `time.monotonic()` when the record expires
         self.change = asyncio.Event()  # set (and replaced) at each change of the task
 
     def touch(self) -> None:

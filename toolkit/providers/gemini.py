@@ -82,9 +82,9 @@ def tools(
 
 
 def _parts(message: Any) -> list[Any]:
-    candidates = field(message, "candidates")
+    candidates = items(field(message, "candidates"))
     if candidates:
-        message = field(items(candidates)[0], "content")
+        message = field(candidates[0], "content")
     parts = field(message, "parts")
     return items(parts) if parts is not None else items(message)
 

@@ -480,7 +480,8 @@ class Host(Protocol):
     Pass an object with some of them as `host=` to `ToolSet.run`,
     `ToolSet.aexecute`, `ToolSet.execute` or `Tool.execute`/`aexecute`.
     A method left out falls back: progress and log records go to the
-    `toolkit` logger, and `sample`/`elicit` raise a `ToolError` in the tool.
+    `toolkit` logger, `sample`/`elicit` raise a `ToolError` in the tool,
+    and a call that needs approval answers that it does (`approve`).
     Each method gets the call's `Context` first (`call_id`, `tool_name`,
     `deps`), so one host serves concurrent calls.
     """
@@ -522,5 +523,15 @@ class Host(Protocol):
 
         `sample`, `elicit` and `roots` get `key=` too when the tool named
         its question (a host that asks in the call's result names it so).
+        """
+        ...
+
+    async def approve(
+        self, context: Context[Any], tool_name: str, arguments: dict[str, Any]
+    ) -> bool | str:
+        """Approve a call of a tool that needs approval: True, or the reason of a denial.
+
+        Without this method, such a call's result says that it needs
+        approval (`ToolResult.approval`), for the program to decide.
         """
         ...
