@@ -180,7 +180,8 @@ class Handlers:
 
         from ._host import McpHost
 
-        served = self.loading.of(ctx)
+        loading = self.loading  # a set without deferred tools is served as it is
+        served = loading.of(ctx) if loading.deferred else loading.toolset
         tool = served._callable(params.name)
         if tool is None:  # a JSON-RPC error, as the MCP spec says
             raise MCPError(INVALID_PARAMS, served._unknown(params.name))
@@ -194,7 +195,8 @@ class Handlers:
         finish = functools.partial(_finish, ctx, host, params.name, tool)
         if tool.task is not None and self.tasks.negotiated(ctx):
             return await self.tasks.call(host, call, finish)
-        self.tasks.check_required(tool, call, ctx)
+        if tool.task == "required":  # a client without the extension is refused
+            self.tasks.check_required(tool, call, ctx)
         outcome = await self.run(ctx, call, params.name)
         if served.loaded != loaded:  # search_tools loaded tools for this client
             outcome = await self.loading.loaded(ctx, served, outcome)
