@@ -196,7 +196,7 @@ class Handlers:
         if tool.task is not None and self.tasks.negotiated(ctx):
             return await self.tasks.call(host, call, finish)
         if tool.task == "required":  # a client without the extension is refused
-            self.tasks.check_required(tool, call, ctx)
+            self.tasks.refuse_required(tool, call, ctx)
         outcome = await self.run(ctx, call, params.name)
         if served.loaded != loaded:  # search_tools loaded tools for this client
             outcome = await self.loading.loaded(ctx, served, outcome)

@@ -196,12 +196,11 @@ class Tasks:
 
     # ------------------------------------------------------------ running a call
 
-    def check_required(self, tool: Tool[Any, Any], call: Any, ctx: Any) -> None:
+    def refuse_required(self, tool: Tool[Any, Any], call: Any, ctx: Any) -> None:
         """Refuse (-32021) a call of a `"required"` task tool from a client without the extension."""
-        if tool.task == "required":
-            call.close()
-            msg = f'Tool "{tool.name}"'
-            raise self.refusal(msg, ctx)
+        call.close()
+        msg = f'Tool "{tool.name}"'
+        raise self.refusal(msg, ctx)
 
     async def call(self, host: Any, call: Any, finish: Any) -> Any:
         """Run `call` (the tool's call, a coroutine): its answer when quick, else a `CreateTaskResult`.
