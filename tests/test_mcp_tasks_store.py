@@ -373,3 +373,38 @@ def test_a_task_whose_record_expires_stops_its_tool_though_no_change_is_heard() 
             assert await store.load(task["taskId"]) is None
 
     run(main())
+
+
+class Deaf(MemoryTaskStore):
+    """A store whose change listener fails at once."""
+
+    async def listen(self, notify: Any) -> None:
+        raise ConnectionError("the store's channel is gone")
+
+
+def test_a_store_whose_listener_fails_is_logged_once_and_its_tasks_still_end(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = Deaf()
+
+    async def main() -> None:
+        event = _fresh()
+        async with peers(app(task_store=store)) as (peer,):
+            task = await peer.result(
+                "tools/call", name="hold", arguments={"label": "deaf"}
+            )
+            await asyncio.sleep(0.2)  # the listener has failed by now
+            event.set()  # the follower polls: it still sees the end
+            done = await peer.until(task["taskId"], "completed")
+            assert done["result"]["content"][0]["text"] == "done deaf"
+
+    with caplog.at_level("WARNING", logger="toolkit"):
+        run(main())
+    told = [
+        record.getMessage()
+        for record in caplog.records
+        if "stopped telling of changes" in record.getMessage()
+    ]
+    assert told == [
+        "The task store stopped telling of changes (ConnectionError: the store's channel is gone); tasks poll it instead"
+    ]
