@@ -65,6 +65,7 @@ class Composed:
         """What the sources' states are: equal while none of them has changed."""
         raise NotImplementedError
 
+    @property
     def tools(self) -> Tools:
         """The tools by name, in order, made again if a source has changed."""
         state = self.state()  # read before the sources' tools, which may be newer

@@ -8,22 +8,21 @@ its tools in a `Registry` of its own or, when it was made by composition
 sets it was made from, again on the first read after one of them changed,
 an MCP server's tool list say (`_composition.py`). Exports are cached per
 (format, options) until the set's tools change (`_exports.py`).
-Its calls (`run`, `execute`, `aexecute`) are `_turn.py`'s, its middleware
-`_middleware.py`'s.
+Its calls (`run`, `execute`, `aexecute`) are those of `Calls` (`_turn.py`),
+its middleware `_middleware.py`'s.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, ParamSpec, TypeVar, cast, overload
 
 from toolkit.core._exceptions import NotAToolError, ToolDefinitionError
 from toolkit.policies._middleware import Middleware, check_middleware
 from toolkit.policies._policies import SetPolicy
 from toolkit.run._running import DEFAULT_MAX_THREADS, bounded_pool
-from toolkit.tools._deferred import SEARCH_TOOL
 from toolkit.tools._names import valid_name
 from toolkit.tools._options import DecoratorOptions
 from toolkit.tools._tool import (
@@ -35,10 +34,8 @@ from toolkit.tools._tool import (
     tool,
     unbound_method_error,
 )
-from toolkit.values._json import type_name
-from toolkit.values._results import ToolCall, ToolResult, Widget
+from toolkit.values._results import Widget
 
-from . import _turn
 from ._catalog import Catalog
 from ._composition import (
     Combined,
@@ -52,6 +49,7 @@ from ._composition import (
     duplicate,
 )
 from ._exports import ExportCache
+from ._turn import Calls
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -77,15 +75,12 @@ it was composed from (which gets a registry of its own)."""
 class Registry:
     """The tools added to a set; the set makes every change under its lock."""
 
-    __slots__ = ("_state", "_tools")
+    __slots__ = ("_state", "tools")
 
     def __init__(self, tools: Tools) -> None:
-        self._tools = tools
+        self.tools = tools
+        """The tools by name, in order (an attribute: a call reads it on its way to the tool)."""
         self._state = next(_STATES)
-
-    def tools(self) -> Tools:
-        """The tools by name, in order."""
-        return self._tools
 
     def state(self) -> object:
         """Equal to an earlier state only if no tool was added or removed since."""
@@ -97,23 +92,23 @@ class Registry:
         Raises:
             DuplicateToolError: Another tool has the name and `replace` is False.
         """
-        existing = self._tools.get(item.name)
+        existing = self.tools.get(item.name)
         if existing is item:
             return
         if existing is not None and not replace:
             raise duplicate(item, existing)
-        self._hold({**self._tools, item.name: item})  # a replaced tool keeps its place
+        self._hold({**self.tools, item.name: item})  # a replaced tool keeps its place
 
     def remove(self, name: str) -> Tool[Any, Any]:
         """Unregister and return the tool called `name` (the set checked it is there)."""
-        tools = dict(self._tools)
+        tools = dict(self.tools)
         removed = tools.pop(name)
         self._hold(tools)
         return removed
 
     def assign(self, tools: Tools) -> None:
         """Hold exactly `tools`, in order; the same tools in the same order change nothing."""
-        held = self._tools
+        held = self.tools
         if list(held) != list(tools) or any(
             held[name] is not item for name, item in tools.items()
         ):
@@ -122,7 +117,7 @@ class Registry:
     def _hold(self, tools: Tools) -> None:
         # The tools first, then the state: whoever sees the new state sees
         # the new tools too.
-        self._tools = tools
+        self.tools = tools
         self._state = next(_STATES)
 
 
@@ -191,7 +186,7 @@ def _not_a_tool(item: object) -> NotAToolError:
     return NotAToolError(msg)
 
 
-class ToolSet:
+class ToolSet(Calls):
     """A per-agent registry of tools with unique names.
 
     Args:
@@ -252,7 +247,7 @@ class ToolSet:
             msg = f"max_output_chars={max_output_chars!r} is too small to hold a truncation notice; use at least 100"
             raise ToolDefinitionError(msg)
         self._lock = threading.RLock()  # taken by every change
-        self._exports = ExportCache()
+        self._exports: ExportCache = ExportCache()
         self._middleware: list[Middleware] = []
         self.max_output_chars = max_output_chars
         self.error_formatter = error_formatter
@@ -260,7 +255,7 @@ class ToolSet:
         self._policy = SetPolicy(
             requires_approval, approval_key, trace_content, approval_ttl
         )
-        self._catalog = Catalog()
+        self._catalog: Catalog = Catalog()
         self._marks = (defer_loading or None, check_namespace(namespace, "a ToolSet"))
         if type(self).add is ToolSet.add:  # add's checks, in order, at once
             self._holder: Registry | Composed = Registry(_unique(tools, self._marks))
@@ -330,7 +325,7 @@ class ToolSet:
             KeyError: No tool has that name.
         """
         with self._lock:
-            if name not in self._holder.tools():
+            if name not in self._holder.tools:
                 raise KeyError(self._unknown(name))
             return self._own_registry().remove(name)
 
@@ -346,19 +341,19 @@ class ToolSet:
         """This set's own tools (under the lock); a composed set stops following and keeps the tools it has."""
         holder = self._holder
         if not isinstance(holder, Registry):
-            holder = self._holder = Registry(holder.tools())
+            holder = self._holder = Registry(holder.tools)
         return holder
 
     @property
     def _tools(self) -> dict[str, Tool[Any, Any]]:
         """The tools by name as they are now, in order (a dict no change touches)."""
-        return self._holder.tools()
+        return self._holder.tools
 
     def __contains__(self, name: object) -> bool:
-        return name in self._holder.tools()
+        return name in self._holder.tools
 
     def __getitem__(self, name: str) -> Tool[Any, Any]:
-        found = self._holder.tools().get(name)
+        found = self._holder.tools.get(name)
         if found is None:
             raise KeyError(self._unknown(name))
         return found
@@ -367,18 +362,18 @@ class ToolSet:
         self, name: str, default: Tool[Any, Any] | None = None
     ) -> Tool[Any, Any] | None:
         """The tool called `name`, or `default`."""
-        return self._holder.tools().get(name, default)
+        return self._holder.tools.get(name, default)
 
     def __len__(self) -> int:
-        return len(self._holder.tools())
+        return len(self._holder.tools)
 
     def __iter__(self) -> Iterator[Tool[Any, Any]]:
-        return iter(self._holder.tools().values())
+        return iter(self._holder.tools.values())
 
     @property
     def names(self) -> list[str]:
         """The tool names, in insertion order."""
-        return list(self._holder.tools())
+        return list(self._holder.tools)
 
     def __repr__(self) -> str:
         return f"ToolSet({self.names!r})"
@@ -504,17 +499,6 @@ class ToolSet:
         """What a request offers of this set, for the exports that do not load tools themselves."""
         return self._catalog.offered(self)
 
-    def _callable(self, name: str) -> Tool[Any, Any] | None:
-        """The tool a call named `name` runs: the set's own, or its `search_tools` when it has deferred tools."""
-        found = self._holder.tools().get(name)
-        if (
-            found is None
-            and name == SEARCH_TOOL
-            and any(item.defer_loading for item in self)
-        ):
-            return self._catalog.search_tool(self)
-        return found
-
     # ------------------------------------------------------------ views
 
     def to_ai_tools(self) -> list[AITool]:
@@ -550,7 +534,7 @@ class ToolSet:
                 seen.setdefault(item.widget.id, item.widget)
         return list(seen.values())
 
-    # ------------------------------------------------------------ calls (`_turn.py`)
+    # ------------------------------------------------------------ calls (`Calls`, `_turn.py`)
 
     @property
     def max_threads(self) -> int:
@@ -574,65 +558,6 @@ class ToolSet:
         with self._lock:
             self._middleware.append(middleware)
         return middleware
-
-    def execute(
-        self,
-        agent_id: str,
-        call_id: str,
-        name: str,
-        args: Any,
-        *,
-        deps: Any = None,
-        host: object = None,
-    ) -> ToolResult:
-        """Run one call by tool name, from sync code; never raises for the model's or the tool's faults.
-
-        `host` is what the tool's `Context` reaches for progress, log records,
-        sampling and questions: any object with some of the `Host` methods.
-        """
-        return _turn.execute(self, agent_id, call_id, name, args, deps=deps, host=host)
-
-    async def aexecute(
-        self,
-        agent_id: str,
-        call_id: str,
-        name: str,
-        args: Any,
-        *,
-        deps: Any = None,
-        host: object = None,
-    ) -> ToolResult:
-        """Run one call by tool name, from async code (`host` as for `execute`)."""
-        return await _turn.aexecute(
-            self, agent_id, call_id, name, args, deps=deps, host=host
-        )
-
-    async def run(
-        self,
-        agent_id: str,
-        calls: Iterable[ToolCall],
-        *,
-        deps: Any = None,
-        host: object = None,
-        approvals: Mapping[str, bool | str] | None = None,
-    ) -> list[ToolResult]:
-        """Run one turn of calls concurrently; one result per call, in call order.
-
-        A call names its tool by the tool's name or by the name an export
-        sent for it where the API does not take that one (`Tool.wire_name`:
-        OpenAI calls `math.factorial` `math_factorial`).
-
-        A tool marked `sequential=True` runs alone: the calls before it finish
-        first, and the calls after it start after it. One call's failure,
-        timeout or crash never affects another. `host` is what the tools'
-        `Context` reaches (see `execute`); each call's `Context` has its own
-        `call_id`, so the host tells the calls apart. `approvals` are the
-        host's decisions on calls that waited for approval, by approval id:
-        True approves, False or a reason denies (as `approve` and `deny`).
-        """
-        for ident, decision in (approvals or {}).items():
-            self._decide(ident, decision)
-        return await _turn.run(self, agent_id, calls, deps=deps, host=host)
 
     @property
     def requires_approval(self) -> bool | SetApproval:
@@ -658,18 +583,3 @@ class ToolSet:
         Returns False when the set does not know the id.
         """
         return self._decide(approval_id, reason or False)
-
-    def _decide(self, approval_id: str, decision: bool | str) -> bool:
-        from toolkit.policies._policies import store_of
-
-        return store_of(self._policy).decide(approval_id, decision)
-
-    def _unknown(self, name: object) -> str:
-        names = self.names
-        available = ", ".join(names) if names else "none"
-        shown = name if type(name) is str else type_name(name)
-        message = f'Unknown tool "{shown}". Available tools: {available}.'
-        import difflib
-
-        close = difflib.get_close_matches(shown, names, n=1, cutoff=0.6)
-        return f'{message} Did you mean "{close[0]}"?' if close else message

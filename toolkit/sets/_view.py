@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from toolkit.tools._call import Formatter
     from toolkit.tools._tool import Tool
 
-__all__ = ["Holder", "SetView"]
+__all__ = ["CatalogView", "Holder", "NamesView", "SetView"]
 
 
 class Holder(Protocol):
@@ -27,17 +27,24 @@ class Holder(Protocol):
         """A value that changes whenever the tools do."""
         ...
 
+    @property
     def tools(self) -> dict[str, Tool[Any, Any]]:
         """The tools by name, in order."""
         ...
 
 
-class _Loaded(Protocol):
+class CatalogView(Protocol):
+    """What the calls and the exports read of a set's catalog of deferred tools."""
+
     @property
     def loaded(self) -> tuple[str, ...]: ...
 
+    def search_tool(self, toolset: Any) -> Tool[Any, Any]: ...
 
-class _Names(Protocol):
+
+class NamesView(Protocol):
+    """The names exports sent for tools whose own name an API refuses."""
+
     def called_names(self, toolset: Any) -> dict[str, Any]: ...
 
 
@@ -51,10 +58,10 @@ class SetView(Protocol):
     def _tools(self) -> dict[str, Tool[Any, Any]]: ...
 
     @property
-    def _catalog(self) -> _Loaded: ...
+    def _catalog(self) -> CatalogView: ...
 
     @property
-    def _exports(self) -> _Names: ...
+    def _exports(self) -> NamesView: ...
 
     @property
     def _middleware(self) -> Sequence[Middleware]: ...
