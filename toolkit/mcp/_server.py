@@ -187,8 +187,14 @@ class Handlers:
             raise MCPError(INVALID_PARAMS, served._unknown(params.name))
         request_id = getattr(ctx, "request_id", None)
         call_id = str(request_id) if request_id is not None else mint_id()
-        host = McpHost(ctx, params)
-        loaded = served.loaded
+        # A host only for a call that can reach it: a task's, or one whose
+        # tool or set may ask (a `Context`, approval, middleware).
+        host = (
+            McpHost(ctx, params)
+            if tool.task is not None or served._hosted(tool)
+            else None
+        )
+        loaded = served.loaded if loading.deferred else ()
         call = served.aexecute(
             self.agent_id, call_id, params.name, params.arguments or {}, host=host
         )
@@ -198,7 +204,7 @@ class Handlers:
         if tool.task == "required":  # a client without the extension is refused
             self.tasks.refuse_required(tool, call, ctx)
         outcome = await self.run(ctx, call, params.name)
-        if served.loaded != loaded:  # search_tools loaded tools for this client
+        if loading.deferred and served.loaded != loaded:  # search_tools loaded some
             outcome = await self.loading.loaded(ctx, served, outcome)
         return finish(outcome)
 
@@ -310,16 +316,24 @@ async def _unknown_resource(ctx: Any, params: Any) -> Any:
 
 
 def _finish(
-    ctx: Any, host: McpHost, name: str, tool: Tool[Any, Any], outcome: ToolResult
+    ctx: Any,
+    host: McpHost | None,
+    name: str,
+    tool: Tool[Any, Any],
+    outcome: ToolResult,
 ) -> Any:
     """What a call answers: its result, or (2026-07-28) the question the client answers first."""
     from ._modern import is_modern
 
-    if host.missing is not None:  # 2026-07-28: a question the client cannot take
+    if (
+        host is not None and host.missing is not None
+    ):  # 2026-07-28: a question the client cannot take
         raise host.missing_capability()
-    if host.pending:  # 2026-07-28: a question that the client answers first
+    if host is not None and host.pending:  # 2026-07-28: the client answers first
         return host.input_required()
-    return _call_tool_result(name, outcome, tool, is_modern(ctx))
+    # The protocol generation shapes structuredContent alone.
+    shaped = tool.output_schema is not None or outcome.structured is not None
+    return _call_tool_result(name, outcome, tool, shaped and is_modern(ctx))
 
 
 async def _uninterrupted(call: Any, name: str) -> ToolResult:

@@ -36,7 +36,6 @@ __all__ = [
     "image_url",
     "left_out",
     "link_text",
-    "parts_of",
     "resource_text",
     "unreadable",
 ]
@@ -62,16 +61,6 @@ LIMITS: Final[Mapping[str, Mapping[str, int]]] = {
 }
 """Bytes of base64 one part (by kind) and all the parts of one request ("request")
 may take, per API; a caller can pass its own."""
-
-
-def parts_of(result: ToolResult) -> tuple[Part, ...]:
-    """The parts to send for `result`: its content, or its text as one `Text`."""
-    content = result.content
-    if not content:
-        return (Text(result.text),)
-    if result.text and not any(isinstance(part, Text) for part in content):
-        return (Text(result.text), *content)
-    return content
 
 
 def data_url(mime_type: str, data: bytes) -> str:

@@ -36,7 +36,7 @@ from toolkit.values._results import ToolCall, ToolResult
 from toolkit.values._scalars import b64
 
 from ._common import Source, as_tools, call_of, field, handler, items, not_strict, pair
-from ._parts import as_text, parts_of
+from ._parts import as_text
 from ._transform import (
     STRICT_FORMATS,
     STRICT_KEEP,
@@ -147,7 +147,7 @@ def results(
 def _tool_result(call: ToolCall, result: ToolResult) -> dict[str, Any]:
     content: Any = result.text
     if result.content:
-        content = [_block(part) for part in parts_of(result)]
+        content = [_block(part) for part in result.parts]
     return {
         "type": "tool_result",
         "tool_use_id": call.id,

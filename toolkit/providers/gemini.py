@@ -42,7 +42,7 @@ from ._common import (
     offered,
     pair,
 )
-from ._parts import as_text, parts_of
+from ._parts import as_text
 from ._transform import NULL, dropped_note, shown, strip_meta, with_notes
 
 __all__ = ["handle", "parse_calls", "results", "tools"]
@@ -162,7 +162,7 @@ def _with_media(
         return {"name": call.name, "response": _response(result)}, []
     texts: list[str] = []
     media: list[dict[str, Any]] = []
-    for part in parts_of(result):
+    for part in result.parts:
         item = _media(part, f"{call.name}-{len(media) + 1}")
         if item is None:
             texts.append(_as_text(part))

@@ -31,7 +31,7 @@ from toolkit.providers._common import (
     offered,
     pair,
 )
-from toolkit.providers._parts import exportable, parts_of
+from toolkit.providers._parts import exportable
 from toolkit.providers._transform import is_wrapped, wrap_output
 from toolkit.schema._checker import compile_check
 from toolkit.schema._invalid import jsonschema_validator
@@ -232,11 +232,12 @@ def result(
     text is in `content`. With `modern` (protocol 2026-07-28, whose
     `structuredContent` may be any JSON value), the value is never wrapped.
     """
-    (outcome,) = exportable([outcome], "mcp")
+    if outcome.content or outcome.structured is not None:  # text alone always goes
+        (outcome,) = exportable([outcome], "mcp")
     if tool is not None and tool.output_schema is not None and not outcome.is_error:
         return _structured_result(outcome, tool, modern)
     out: dict[str, Any] = {
-        "content": [_block(part) for part in parts_of(outcome)],
+        "content": [_block(part) for part in outcome.parts],
         "isError": outcome.is_error,
     }
     if tool is not None and not outcome.is_error and outcome.structured is not None:
@@ -313,10 +314,10 @@ def _structured_result(
         # is looser than what it returns): clients refuse such a result
         # unless it is flagged, so the model reads the value, then why.
         note = _RAN_UNSTRUCTURED.format(name=tool.name)
-        blocks = [_block(part) for part in parts_of(outcome)]
+        blocks = [_block(part) for part in outcome.parts]
         return {"content": [*blocks, {"type": "text", "text": note}], "isError": True}
     return {
-        "content": [_block(part) for part in parts_of(outcome)],
+        "content": [_block(part) for part in outcome.parts],
         "isError": False,
         "structuredContent": value if modern and not output.nullable else content,
     }

@@ -43,7 +43,6 @@ from ._parts import (
     as_text,
     data_url,
     image_url,
-    parts_of,
 )
 from ._transform import (
     STRICT_FORMATS,
@@ -166,7 +165,7 @@ def _split(call: ToolCall, result: ToolResult) -> tuple[str, list[dict[str, Any]
     texts: list[str] = []
     media: list[dict[str, Any]] = []
     said: list[str] = []
-    for part in parts_of(result):
+    for part in result.parts:
         block = _media(part)
         if block is None:
             texts.append(_as_text(part))

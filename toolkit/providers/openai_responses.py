@@ -29,7 +29,7 @@ from toolkit.values._content import File, Image, Part, Resource
 from toolkit.values._results import ToolCall, ToolResult
 
 from ._common import Source, as_tools, call_of, field, handler, items, pair
-from ._parts import as_text, data_url, exportable, image_url, parts_of
+from ._parts import as_text, data_url, exportable, image_url
 from .openai import function_definition, strict_problems
 
 __all__ = ["handle", "output", "parse_calls", "results", "strict_problems", "tools"]
@@ -132,7 +132,7 @@ def output(
     (result,) = exportable([result], "openai", limits)
     if not result.content:
         return result.text
-    return [_item(part) for part in parts_of(result)]
+    return [_item(part) for part in result.parts]
 
 
 def _item(part: Part) -> dict[str, Any]:

@@ -155,6 +155,22 @@ class Calls:
         results.extend(await _together(self, agent_id, batch, deps))
         return results
 
+    def _hosted(self, tool: Tool[Any, Any]) -> bool:
+        """Whether a call of `tool` through this set can reach its host (else a server need not make one).
+
+        The tool takes a `Context` (an `execute_fn` of `Tool.new` may make
+        one) or may wait for approval, or the set has middleware, whose
+        `Context` reaches the host, or an approval rule of its own.
+        """
+        info = tool._runner.info
+        return (
+            info is None
+            or info.context is not None
+            or tool.requires_approval is not False
+            or bool(self._middleware)
+            or self._policy.rule is not False
+        )
+
     def _callable(self, name: str) -> Tool[Any, Any] | None:
         """The tool a call named `name` runs: the set's own, or its `search_tools` when it has deferred tools."""
         tools = self._holder.tools

@@ -172,6 +172,16 @@ class ToolResult(Record):
             return "needs_approval"
         return "error" if self.is_error else "ok"
 
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """The parts a provider sends for the result: its `content`, with its text first as a `Text` where no part is text; or the text alone, as one `Text`."""
+        content = self.content
+        if not content:
+            return (Text(self.text),)
+        if self.text and not any(isinstance(part, Text) for part in content):
+            return (Text(self.text), *content)
+        return content
+
     @classmethod
     def ok(
         cls,
