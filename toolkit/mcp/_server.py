@@ -17,20 +17,25 @@ from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolkit.core._log import log_failure
-from toolkit.providers._common import mint_id
+from toolkit.providers._common import as_tools, mint_id
 from toolkit.tools._tool import Tool
 from toolkit.values._json import TooDeep, to_jsonable
 from toolkit.values._results import ToolResult, error_text, safe_text
 
-from ._modern import DEFAULT_CACHE_SCOPE, DEFAULT_CACHE_TTL
-from ._tasks import DEFAULT_MAX_TASKS, DEFAULT_TASK_TTL
+from ._modern import (
+    DEFAULT_CACHE_SCOPE,
+    DEFAULT_CACHE_TTL,
+    cache_hints,
+    is_modern,
+    protect_state,
+)
+from ._tasks import DEFAULT_MAX_TASKS, DEFAULT_TASK_TTL, Tasks
 
 if TYPE_CHECKING:
     from toolkit.sets._toolset import ToolSet
 
     from ._host import McpHost
     from ._loading import Loading
-    from ._tasks import Tasks
 
 
 _INSTALL_HINT = (
@@ -53,7 +58,6 @@ def served(source: ToolSet | Tool[Any, Any] | Iterable[Tool[Any, Any]]) -> ToolS
         TypeError: `source` holds something that is not a `Tool`.
         DuplicateToolError: Two of the tools have one name.
     """
-    from toolkit.providers._common import as_tools
     from toolkit.sets._toolset import ToolSet
 
     if isinstance(source, ToolSet):
@@ -112,8 +116,6 @@ def build_server(
 
     from ._host import on_set_level
     from ._loading import Loading
-    from ._modern import cache_hints, protect_state
-    from ._tasks import Tasks
 
     handlers = Handlers(
         Loading(toolset),
@@ -165,8 +167,6 @@ class Handlers:
         import mcp.types as types
 
         from toolkit.providers.mcp import tools
-
-        from ._modern import is_modern
 
         made = tools(self.loading.of(ctx), modern=is_modern(ctx))
         return types.ListToolsResult(
@@ -323,8 +323,6 @@ def _finish(
     outcome: ToolResult,
 ) -> Any:
     """What a call answers: its result, or (2026-07-28) the question the client answers first."""
-    from ._modern import is_modern
-
     if (
         host is not None and host.missing is not None
     ):  # 2026-07-28: a question the client cannot take

@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING, Any
 from toolkit.core._exceptions import ToolError
 from toolkit.core._log import log_failure
 from toolkit.run._tracing import add_event
-from toolkit.values._results import Approval, error_text
+from toolkit.values._results import Approval, ToolResult, error_text, safe_text
 
 if TYPE_CHECKING:
     from toolkit.core._aliases import JsonObject
     from toolkit.run._context import Context
     from toolkit.run._running import ThreadPool
-    from toolkit.values._results import ToolResult
 
 from ._policies import Runner, SetPolicy, digest_of, store_of
 
@@ -88,7 +87,6 @@ async def _approval(
 ) -> ToolResult | None:
     """None when the call may run; else its result: waiting for approval, denied, or why it cannot be asked."""
     from toolkit.run._context import Context
-    from toolkit.values._results import ToolResult
 
     tool, name = runner.tool, runner.name
     if not isinstance(arguments, dict):  # cannot happen: the arguments were bound
@@ -135,7 +133,6 @@ async def _decided(
 ) -> ToolResult | None:
     """The approval of a call that needs one: None when it may run, else its result."""
     from toolkit.run._host import current_scope, host_method
-    from toolkit.values._results import ToolResult
 
     name = runner.name
     digest = digest_of(arguments)
@@ -165,7 +162,6 @@ async def _asked(
 ) -> ToolResult | None:
     """Ask the host (`Host.approve`): None on its approval, else the denial or why it could not be asked."""
     from toolkit.run._host import awaited
-    from toolkit.values._results import ToolResult, safe_text
 
     name = context.tool_name
     try:
@@ -187,7 +183,6 @@ async def _asked(
 
 
 def _denied(name: str, reason: str) -> ToolResult:
-    from toolkit.values._results import ToolResult
 
     text = f'The user denied the call of "{name}"'
     return ToolResult.error(f"{text}: {reason}" if reason else f"{text}.")

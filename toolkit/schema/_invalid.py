@@ -22,7 +22,14 @@ from toolkit.core._formats import FORMAT_CHECKS
 from toolkit.core._pattern import searcher
 from toolkit.values._json import is_number
 
-from ._checker import Check, is_finite_number, is_object, subschema_check, unique
+from ._checker import (
+    Check,
+    compile_check,
+    is_finite_number,
+    is_object,
+    subschema_check,
+    unique,
+)
 from ._preview import json_kind, path_text, preview, printable
 
 __all__ = ["describe_errors", "jsonschema_validator"]
@@ -517,8 +524,6 @@ def is_schema(value: Any) -> bool:
 
 @functools.cache
 def _meta_schema_check() -> Check:
-    from ._checker import compile_check
-
     check = compile_check(_meta_schema())
     if check is None:  # never: every keyword of the merged meta-schema compiles
         msg = "the Draft 2020-12 meta-schema did not compile"
