@@ -421,8 +421,11 @@ class Tool(Generic[P, R]):
         task propagate; a `CancelledError` the tool raises itself is its
         error result.
         """
+        steps = self._runner.aexecute(agent_id, call_id, args, deps, None)
+        if host is None:  # the current host, if any, stays
+            return await steps
         with hosted(host, on_loop=True):
-            return await self._runner.aexecute(agent_id, call_id, args, deps, None)
+            return await steps
 
     def wire_name(self, format: str) -> str:
         """The name an export for `format` sends, and the API calls the tool by.
