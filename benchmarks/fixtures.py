@@ -51,6 +51,18 @@ def add(a: int, b: int, c: int) -> str:
     return str(a + b + c)
 
 
+async def aadd(a: int, b: int, c: int) -> str:
+    """Add three numbers.
+
+    Args:
+        a: First.
+        b: Second.
+        c: Third.
+    """
+    CALLS["count"] += 1
+    return str(a + b + c)
+
+
 def bare_add(a: int, b: int, c: int) -> str:
     return str(a + b + c)
 
@@ -119,6 +131,11 @@ def naive_define(
             "additionalProperties": False,
         },
     }
+
+
+def hand_call(args: dict[str, Any]) -> str | None:
+    """The hand-written check of `add`'s arguments, then the call: what a call costs with no library."""
+    return add(**args) if hand_check(args) else None
 
 
 def hand_check(args: dict[str, Any]) -> bool:

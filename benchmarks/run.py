@@ -330,12 +330,6 @@ def execute_scenario() -> Scenario:
                 "mcp",
                 0.5,
             ),
-            Goal(
-                "execute overhead, sync, vs a hand-written isinstance check",
-                "toolkit",
-                "hand-written check",
-                8,
-            ),
         ],
         toolkit=Path(
             "toolkit",
@@ -377,6 +371,82 @@ def execute_scenario() -> Scenario:
                 'await tool.aexecute("a", "c", args): the sync function in a worker thread, as the peers run it',
                 timed_async(lambda: ours.aexecute("a", "c", ARGS)),
             ),
+        ],
+        number=100_000,
+    )
+
+
+def call_scenario() -> Scenario:
+    """Whole calls: an async tool against the MCP SDK's, and a sync one against the same work by hand."""
+    from mcp.server.mcpserver import Context
+    from mcp.server.mcpserver.tools.base import Tool as McpTool
+
+    from toolkit import tool
+
+    ours_async = tool(fixtures.aadd)
+    ours = tool(fixtures.add)
+    mcp = McpTool.from_function(fixtures.aadd)
+    mcp_context = Context()
+    loop = asyncio.new_event_loop()
+    before = fixtures.CALLS["count"]
+    check(
+        loop.run_until_complete(ours_async.aexecute("a", "c", ARGS)).text == "6"
+        and loop.run_until_complete(ours_async.aexecute("a", "c", BAD_ARGS)).is_error,
+        "toolkit async tool valid/invalid",
+    )
+    check(loop.run_until_complete(mcp.run(ARGS, mcp_context)) == "6", "mcp valid")
+    check(
+        _raises(lambda: loop.run_until_complete(mcp.run(BAD_ARGS, mcp_context))),
+        "mcp invalid",
+    )
+    check(
+        fixtures.hand_call(ARGS) == "6" and fixtures.hand_call(BAD_ARGS) is None,
+        "hand-written check and call",
+    )
+    check(fixtures.CALLS["count"] == before + 3, "invalid calls never ran the function")
+    loop.close()
+    return Scenario(
+        figure="One whole call (3 scalar args): an async tool, and a sync one",
+        unit="us",
+        goals=[
+            Goal(
+                "call of an async tool vs the MCP SDK's async Tool.run of the same function",
+                "toolkit (async tool)",
+                "mcp (async tool)",
+                0.5,
+            ),
+            Goal(
+                "whole call, sync, vs a hand-written check and the call",
+                "toolkit",
+                "hand-written check + call",
+                10,
+            ),
+        ],
+        toolkit=Path(
+            "toolkit",
+            'tool.execute("a", "c", args)',
+            timed_sync(lambda: ours.execute("a", "c", ARGS)),
+        ),
+        extras=[
+            Path(
+                "toolkit (async tool)",
+                'await tool.aexecute("a", "c", args) of an async function',
+                timed_async(lambda: ours_async.aexecute("a", "c", ARGS)),
+            ),
+        ],
+        peers=[
+            Path(
+                "mcp (async tool)",
+                "await Tool.run(args, ctx) of an async function (MCPServer)",
+                timed_async(lambda: mcp.run(ARGS, mcp_context)),
+            ),
+        ],
+        floors=[
+            Path(
+                "hand-written check + call",
+                "isinstance checks of the three arguments and their count, then the call",
+                timed_sync(lambda: fixtures.hand_call(ARGS)),
+            )
         ],
         number=100_000,
     )
@@ -1098,6 +1168,7 @@ def main() -> None:
         decorate_scenario(),
         new_scenario(),
         execute,
+        call_scenario(),
         validate_scenario(),
         import_scenario(options.quick),
         *export_scenarios(),

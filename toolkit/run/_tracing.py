@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = [
     "END_WAIT",
     "FOUND",
+    "LOOK_EVERY",
     "MAX_QUEUED",
     "SDK",
     "Traced",
@@ -76,6 +77,9 @@ FOUND: list[Any] = []
 """Toolkit's tracer, once an SDK's tracer provider is set (then `opentelemetry.trace` is imported)."""
 SDK: Final = "opentelemetry.sdk.trace"
 """The module that every tracer provider comes from: until it is imported, no call is traced."""
+LOOK_EVERY: Final = 0.1
+"""Seconds between two looks for a tracer provider, until one is set (`tracer`)."""
+_LOOKED = [0.0]  # when the next look may be
 END_WAIT: Final = 0.5
 """Seconds a call waits, at most, for its span's end (where a `SimpleSpanProcessor` exports)."""
 MAX_QUEUED: Final = 10_000
@@ -98,11 +102,20 @@ def tracer() -> Any:
     its module is imported none can be set, and the call path checks that
     with one look-up (`SDK in sys.modules`) before it asks here. Once a
     provider is set, the tracer is kept (the API lets one be set once).
+    Until then the API is asked at most every `LOOK_EVERY` seconds (it
+    reads the environment, 2 µs, a third of a call): a process that
+    imported the SDK but set no provider pays for tracing once in that
+    time, and a provider set while calls run traces the calls that start
+    from then on, at most that much later.
     """
     if FOUND:
         return FOUND[0]
-    # Every call asks until a provider is set: the module as the SDK left
-    # it in `sys.modules` is one dictionary look-up, cheaper than an import.
+    now = time.monotonic()
+    if now < _LOOKED[0]:
+        return None
+    _LOOKED[0] = now + LOOK_EVERY
+    # The module as the SDK left it in `sys.modules` is one dictionary
+    # look-up, cheaper than an import.
     trace: Any = sys.modules.get("opentelemetry.trace")
     if trace is None:
         try:
