@@ -91,8 +91,10 @@ def build_server(
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
 
-    The `Prompt`s the set holds when the server is built (`@prompt`, see
-    `_prompts`) are served as prompts, not tools. The server serves no
+    The set's `Prompt`s (`@prompt`, see `_prompts`) are served as prompts;
+    when the set holds one as the server is built, `tools/list` and
+    `tools/call` leave every `Prompt` out (a set served without one is
+    served as it is, at no cost). The server serves no
     resources, and answers their list methods as the SDK's own `MCPServer`
     does when it has none: `resources/list` and `resources/templates/list`
     with empty lists (and their caching hints), `resources/read` with "not
