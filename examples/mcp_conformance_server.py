@@ -11,9 +11,10 @@ suite against it:
     toolkit serve examples/mcp_conformance_server.py --http 127.0.0.1:8765
 
 The tools that log, report progress, sample and elicit do it through their
-`Context`: the MCP server is their host. Scenarios about what a tool registry
-does not serve (resources, prompts, completion) are listed with their reason
-in `.ci/conformance-expected-failures.yml`.
+`Context`: the MCP server is their host. The `@prompt` functions at the end
+are the suite's prompts, which prompts/list and prompts/get serve. Scenarios
+about what toolkit does not serve (resources, completion) are listed with
+their reason in `.ci/conformance-expected-failures.yml`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from toolkit import (
     ToolResult,
     ToolSet,
 )
+from toolkit.mcp import prompt
 
 tools = ToolSet()
 
@@ -522,3 +524,62 @@ async def test_tool_with_task(ctx: Context) -> str:
     name = await _name(ctx, "user_name")
     await asyncio.sleep(1)
     return f"Task done for {name}"
+
+
+# ------------------------------------------------------------------ prompts
+# `@prompt` functions are served by prompts/list and prompts/get, not as tools;
+# each part a prompt returns is one user message.
+
+
+@prompt
+def test_simple_prompt() -> str:
+    """A prompt without arguments."""
+    return "This is a simple prompt for testing."
+
+
+@prompt
+def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
+    """A prompt whose text holds its two arguments.
+
+    Args:
+        arg1: First test argument.
+        arg2: Second test argument.
+    """
+    return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+
+
+@prompt
+def test_prompt_with_embedded_resource(resourceUri: str) -> list[Resource | str]:
+    """A prompt that embeds a resource.
+
+    Args:
+        resourceUri: URI of the resource to embed.
+    """
+    embedded = Resource(
+        resourceUri,
+        mime_type="text/plain",
+        text="Embedded resource content for testing.",
+    )
+    return [embedded, "Please process the embedded resource above."]
+
+
+@prompt
+def test_prompt_with_image() -> list[Image | str]:
+    """A prompt with an image."""
+    return [Image.from_bytes(red_pixel()), "Please analyze the image above."]
+
+
+CONTEXT_FORM = {
+    "type": "object",
+    "properties": {"context": {"type": "string"}},
+    "required": ["context"],
+}
+
+
+@prompt
+async def test_input_required_result_prompt(ctx: Context) -> str:
+    """A prompt that first asks the user for its context (question `user_context`)."""
+    answer = await ctx.elicit(
+        "What context should the prompt use?", CONTEXT_FORM, key="user_context"
+    )
+    return f"Use this context: {(answer.data or {}).get('context', '')}"

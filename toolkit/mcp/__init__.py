@@ -9,6 +9,9 @@ async with mcp.connect("python server.py") as remote:   # an MCP server's tools 
 mcp.tools(toolset)                               # the `tools` of a tools/list result
 ```
 
+`@mcp.prompt` makes a function an MCP prompt, which `serve` lists and gets
+beside the tools (see `_prompts`).
+
 The wire form (`tools`, `parse_calls`, `results`, `handle`: `outputSchema`
 an object schema, a tool failure an `isError` result) is
 `toolkit.providers.mcp`'s, the module `ToolSet.export("mcp")` uses; this
@@ -40,12 +43,14 @@ if TYPE_CHECKING:
     from ._app import asgi_app
     from ._client import connect
     from ._dpop import DPoPAuth
+    from ._prompts import Prompt, prompt
     from ._run import parse_address, serve
     from ._server import build_server
     from ._workload import WorkloadIdentityAuth
 
 __all__ = [
     "DPoPAuth",
+    "Prompt",
     "WorkloadIdentityAuth",
     "asgi_app",
     "build_server",
@@ -55,6 +60,7 @@ __all__ = [
     "parse_address",
     "parse_calls",
     "problems",
+    "prompt",
     "result",
     "results",
     "serve",
@@ -63,6 +69,8 @@ __all__ = [
 
 _LATER = {
     "DPoPAuth": "_dpop",
+    "Prompt": "_prompts",
+    "prompt": "_prompts",
     "WorkloadIdentityAuth": "_workload",
     "asgi_app": "_app",
     "build_server": "_server",

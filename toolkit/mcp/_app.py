@@ -129,6 +129,7 @@ def asgi_app(
         ValueError: An option is out of range.
         TypeError: `toolset` holds something that is not a `Tool`.
     """
+    from ._prompts import is_prompt
     from ._server import build_server, require_mcp, served
 
     require_mcp()
@@ -178,7 +179,8 @@ def asgi_app(
         max_body=max_body,
         max_sessions=None if stateless else max_sessions,
     )
-    app = McpApp(manager, sessions, len(tools(toolset)), verifier is not None)
+    count = len(tools(toolset)) - sum(map(is_prompt, toolset))  # prompts are no tools
+    app = McpApp(manager, sessions, count, verifier is not None)
     app.starlette = _starlette(app, path, verifier, auth_settings)
     return app
 

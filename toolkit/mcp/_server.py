@@ -95,10 +95,13 @@ def build_server(
     A tool failure (bad arguments, an exception, a timeout) is a result with
     `isError: true`; an unknown tool name is a JSON-RPC error (-32602).
 
-    The server serves tools only, and answers the other list methods as the
-    SDK's own `MCPServer` does when it has none: `prompts/list`,
-    `resources/list` and `resources/templates/list` with empty lists (and
-    their caching hints), `prompts/get` and `resources/read` with "not
+    The set's `Prompt`s (`@prompt`, see `_prompts`) are served as prompts;
+    when the set holds one as the server is built, `tools/list` and
+    `tools/call` leave every `Prompt` out (a set served without one is
+    served as it is, at no cost). The server serves no
+    resources, and answers their list methods as the SDK's own `MCPServer`
+    does when it has none: `resources/list` and `resources/templates/list`
+    with empty lists (and their caching hints), `resources/read` with "not
     found" (-32602, the URI in the error's `data`). Clients that list
     everything on connecting get no errors.
 
@@ -116,7 +119,11 @@ def build_server(
 
     from ._host import on_set_level
     from ._loading import Loading
+    from ._prompts import Prompts, is_prompt
 
+    prompts = Prompts(toolset, agent_id)
+    if len(prompts.prompts):  # the prompts are served as prompts only
+        toolset = toolset.filtered(lambda item: not is_prompt(item))
     handlers = Handlers(
         Loading(toolset),
         Tasks(task_store, ttl=task_ttl, max_tasks=max_tasks),
@@ -131,8 +138,8 @@ def build_server(
         cache_hints=cache_hints(cache_ttl, cache_scope),
         on_list_tools=handlers.list_tools,
         on_call_tool=handlers.call_tool,
-        on_list_prompts=_no_prompts,
-        on_get_prompt=_unknown_prompt,
+        on_list_prompts=prompts.list,
+        on_get_prompt=prompts.get,
         on_list_resources=_no_resources,
         on_list_resource_templates=_no_resource_templates,
         on_read_resource=_unknown_resource,
@@ -282,12 +289,6 @@ async def _textual_trace_context(ctx: Any, call_next: Any) -> Any:
     return await call_next(ctx)
 
 
-async def _no_prompts(ctx: Any, params: Any) -> Any:
-    import mcp.types as types
-
-    return types.ListPromptsResult(prompts=[])
-
-
 async def _no_resources(ctx: Any, params: Any) -> Any:
     import mcp.types as types
 
@@ -298,13 +299,6 @@ async def _no_resource_templates(ctx: Any, params: Any) -> Any:
     import mcp.types as types
 
     return types.ListResourceTemplatesResult(resource_templates=[])
-
-
-async def _unknown_prompt(ctx: Any, params: Any) -> Any:
-    from mcp.shared.exceptions import MCPError
-    from mcp_types import INVALID_PARAMS
-
-    raise MCPError(INVALID_PARAMS, f"Unknown prompt: {params.name}")
 
 
 async def _unknown_resource(ctx: Any, params: Any) -> Any:
