@@ -23,12 +23,20 @@ from typing import Any
 
 from toolkit.core._finding import Finding
 from toolkit.core._frozen import FrozenDict, FrozenList
-from toolkit.tools._names import wire_names
 from toolkit.tools._tool import Tool
 from toolkit.values._content import File, Image, Part, Resource
 from toolkit.values._results import ToolCall, ToolResult
 
-from ._common import Source, as_tools, call_of, field, handler, items, pair
+from ._common import (
+    Source,
+    as_tools,
+    call_of,
+    check_names,
+    field,
+    handler,
+    items,
+    pair,
+)
 from ._parts import as_text, data_url, exportable, image_url, parts_of
 from .openai import function_definition, strict_problems
 
@@ -45,7 +53,7 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
             `Tool.wire_name`).
     """
     found = as_tools(source)
-    wire_names(found, "openai_responses")  # refuses two tools sent under one name
+    check_names(source, found, "openai_responses")
     definitions: list[Any] = []
     namespaces: dict[str, list[FrozenDict]] = {}
     any_deferred = False

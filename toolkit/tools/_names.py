@@ -28,6 +28,7 @@ __all__ = [
     "called_names",
     "check_name",
     "clashes",
+    "sent_as_is",
     "sent_name",
     "sent_names",
     "valid_name",
@@ -37,6 +38,8 @@ __all__ = [
 
 _WHITESPACE: Final = re.compile(r"\s")
 _LETTER_FIRST: Final = re.compile(r"[A-Za-z_]")
+_EVERY_API: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+"""The names that every rule of `API_RULES` takes as they are (the tests check it against them)."""
 
 
 class NameRule(NamedTuple):
@@ -111,6 +114,11 @@ RULES: Final[dict[str, NameRule | None]] = {
 
 API_RULES: Final = tuple(dict.fromkeys(rule for rule in RULES.values() if rule))
 """Each rule of an API that does not take every tool name, once."""
+
+
+def sent_as_is(name: str) -> bool:
+    """Whether every API is sent `name` itself: no rule of `API_RULES` renames it."""
+    return _EVERY_API.fullmatch(name) is not None
 
 
 def valid_name(name: object) -> TypeGuard[str]:
