@@ -126,3 +126,31 @@ def test_a_definition_checks_its_name_and_options_once() -> None:
     tool(add)  # the modules that read functions loaded before the count
     names = entered(lambda: tool(add))
     assert names["check_name"] == names["check_options"] == names["_use"] == 1
+
+
+def test_a_function_defined_again_has_its_docstring_read_once() -> None:
+    """As when tools are defined for each agent: the same text is read once."""
+
+    def make() -> Callable[[str], str]:
+        def search(query: str) -> str:
+            """Search the catalogue.
+
+            Args:
+                query: Words to look for.
+            """
+            return query
+
+        return search
+
+    first = tool(make())
+    names = entered(lambda: tool(make()))
+    assert "_clean" not in names
+    assert "parse_docstring" not in names
+    again = tool(make())
+    assert (again.description, again.parameters) == (
+        first.description,
+        first.parameters,
+    )
+    assert (
+        again.parameters["properties"]["query"]["description"] == "Words to look for."
+    )
