@@ -145,6 +145,7 @@ def _unique(tools: Iterable[object], marks: Marks) -> Registry:
     marking = marks != _UNMARKED
     plain = True
     found: Tools = {}
+    held = found.setdefault  # looked up once, not per tool
     for item in tools:
         if not isinstance(item, Tool) or not item._plain:
             item = _usable(item)  # raises what add raises
@@ -152,7 +153,7 @@ def _unique(tools: Iterable[object], marks: Marks) -> Registry:
         if marking:
             item = _marked(item, marks)
             plain = plain and item._plain
-        existing = found.setdefault(item.name, item)
+        existing = held(item.name, item)
         if existing is not item:
             raise duplicate(item, existing)
     return Registry(found, plain=plain)
