@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
-from typing import Any, Final, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Final, Protocol, TypeAlias, TypeVar
 
 from toolkit.core._finding import Finding
 from toolkit.tools._deferred import offered as listed
@@ -101,9 +101,7 @@ def check_names(source: Source, found: list[Tool[Any, Any]], format: str) -> Non
     A set whose tools no API renames has nothing to check: it knows that
     when its tools are added, so its export looks at no tool for it.
     """
-    if not (
-        getattr(type(source), "_only_tools", False) and cast("Runs", source)._as_is()
-    ):
+    if not (getattr(type(source), "_only_tools", False) and source._as_is()):  # type: ignore[union-attr]
         wire_names(found, format)
 
 
