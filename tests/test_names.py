@@ -149,7 +149,9 @@ def test_a_tool_added_to_a_set_no_api_renames_is_checked_when_exported() -> None
         if change == "add":
             tools.add(added)
         else:
-            tools._assign({"math_factorial": tools["math_factorial"], added.name: added})
+            tools._assign(
+                {"math_factorial": tools["math_factorial"], added.name: added}
+            )
         for format in ("openai", "openai_responses"):
             with pytest.raises(ToolDefinitionError, match="would both be called"):
                 tools.export(format)
