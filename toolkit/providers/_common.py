@@ -8,7 +8,6 @@ from typing import Any, Final, Protocol, TypeAlias, TypeVar
 
 from toolkit.core._finding import Finding
 from toolkit.tools._deferred import offered as listed
-from toolkit.tools._names import wire_names
 from toolkit.tools._tool import Tool, unbound_method_error
 from toolkit.values._json import type_name
 from toolkit.values._results import ToolCall, ToolResult
@@ -22,8 +21,6 @@ class Runs(Protocol):
     def get(self, name: str) -> Tool[Any, Any] | None: ...
 
     def _offered(self) -> list[Tool[Any, Any]]: ...
-
-    def _as_is(self) -> bool: ...
 
     async def run(
         self,
@@ -46,7 +43,6 @@ __all__ = [
     "Source",
     "as_tools",
     "call_of",
-    "check_names",
     "field",
     "handler",
     "items",
@@ -93,16 +89,6 @@ def offered(source: Source) -> list[Tool[Any, Any]]:
     if getattr(type(source), "_only_tools", False):
         return source._offered()  # type: ignore[union-attr]
     return listed(as_tools(source))
-
-
-def check_names(source: Source, found: list[Tool[Any, Any]], format: str) -> None:
-    """Refuse two of `found` (what `source` offers) that an export for `format` would send under one name (`wire_names`).
-
-    A set whose tools no API renames has nothing to check: it knows that
-    when its tools are added, so its export looks at no tool for it.
-    """
-    if not (getattr(type(source), "_only_tools", False) and source._as_is()):  # type: ignore[union-attr]
-        wire_names(found, format)
 
 
 def field(obj: Any, name: str, camel: str | None = None) -> Any:

@@ -25,7 +25,7 @@ from typing import Any, Final
 from toolkit.core._aliases import JsonSchema
 from toolkit.core._finding import Finding
 from toolkit.core._frozen import FrozenDict, FrozenList
-from toolkit.tools._names import RULES, wire_name
+from toolkit.tools._names import RULES, check_names, wire_name
 from toolkit.tools._tool import Tool
 from toolkit.tools._views import kept_views, named
 from toolkit.values._content import (
@@ -38,17 +38,7 @@ from toolkit.values._content import (
 from toolkit.values._results import ToolCall, ToolResult
 from toolkit.values._scalars import b64
 
-from ._common import (
-    Source,
-    call_of,
-    check_names,
-    field,
-    handler,
-    items,
-    not_strict,
-    offered,
-    pair,
-)
+from ._common import Source, call_of, field, handler, items, not_strict, offered, pair
 from ._parts import (
     as_text,
     data_url,

@@ -23,20 +23,12 @@ from typing import Any
 
 from toolkit.core._finding import Finding
 from toolkit.core._frozen import FrozenDict, FrozenList
+from toolkit.tools._names import check_names
 from toolkit.tools._tool import Tool
 from toolkit.values._content import File, Image, Part, Resource
 from toolkit.values._results import ToolCall, ToolResult
 
-from ._common import (
-    Source,
-    as_tools,
-    call_of,
-    check_names,
-    field,
-    handler,
-    items,
-    pair,
-)
+from ._common import Source, as_tools, call_of, field, handler, items, pair
 from ._parts import as_text, data_url, exportable, image_url, parts_of
 from .openai import function_definition, strict_problems
 

@@ -31,10 +31,8 @@ class Holder(Protocol):
         """The tools by name, in order."""
         ...
 
-    @property
-    def plain(self) -> bool:
-        """True only when every tool is `_plain` (read after the tools)."""
-        ...
+    plain: bool
+    """True only when every tool is `_plain` (read after the tools)."""
 
 
 class _Loaded(Protocol):

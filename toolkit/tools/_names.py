@@ -27,6 +27,7 @@ __all__ = [
     "NameRule",
     "called_names",
     "check_name",
+    "check_names",
     "clashes",
     "sent_as_is",
     "sent_name",
@@ -225,6 +226,17 @@ def wire_names(tools: Iterable[V], format: str) -> list[str]:
             )
             raise ToolDefinitionError(msg)
     return names
+
+
+def check_names(source: object, tools: list[V], format: str) -> None:
+    """`wire_names(tools, format)`, for its check: `tools` are what `source` offers.
+
+    A set that knows that no API renames any of its tools (`ToolSet._as_is`)
+    has no tool to look at for it.
+    """
+    as_is = getattr(source, "_as_is", None)
+    if as_is is None or not as_is():
+        wire_names(tools, format)
 
 
 def clashes(names: Iterable[str], rules: Sequence[NameRule]) -> dict[str, str]:
