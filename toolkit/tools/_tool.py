@@ -659,6 +659,7 @@ def _from_function(
     if made.timeout is not None and not made.thread and not is_async:
         msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
         raise ToolDefinitionError(msg, function=qualname)
+    _wrap(made, target)  # before `_use`, which reads the name it may set
     made._use(
         ToolRunner(
             made,
@@ -668,7 +669,6 @@ def _from_function(
             is_async=is_async,
         )
     )
-    _wrap(made, target)
     return made
 
 
