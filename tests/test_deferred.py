@@ -116,6 +116,30 @@ def test_a_namespace_every_api_would_refuse_is_a_definition_error(
         _tool("y", "Y.").marked(namespace=namespace)
 
 
+def test_a_deferred_tool_added_to_a_set_of_eager_ones_is_searched_for() -> None:
+    tools = ToolSet([_tool("one", "One.")])
+    assert [item["function"]["name"] for item in tools.export("openai")] == ["one"]
+    tools.add(_tool("two", "Two.", defer_loading=True))
+    assert [item["function"]["name"] for item in tools.export("openai")] == [
+        "one",
+        "search_tools",
+    ]
+
+
+def test_a_function_attribute_that_defers_its_tool_is_seen_by_the_set() -> None:
+    """`@tool` copies a function's attributes, as `functools.wraps` does, `defer_loading` too."""
+
+    def lookup(query: str) -> str:
+        """Look a word up."""
+        return query
+
+    lookup.defer_loading = True  # type: ignore[attr-defined]
+    tools = ToolSet([tool(lookup)])
+    assert [item["function"]["name"] for item in tools.export("openai")] == [
+        "search_tools"
+    ]
+
+
 def test_a_set_marks_its_tools_given_and_added_later() -> None:
     original = _tool("one", "One.")
     tools = ToolSet([original], defer_loading=True, namespace="group")

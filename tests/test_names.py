@@ -27,6 +27,7 @@ from toolkit.tools._names import (
     RULES,
     TOOL_NAMES,
     clashes,
+    sent_as_is,
     valid_name,
     wire_name,
 )
@@ -129,6 +130,31 @@ def test_any_name_has_a_wire_name_each_api_takes(name: str) -> None:
         if pattern.fullmatch(name):
             assert sent == name  # a name the API takes is sent as it is
     assert wire_name(name, RULES["mcp"]) == name
+
+
+@given(names | tricky | st.from_regex(r"[A-Za-z0-9_.:-]{1,70}", fullmatch=True))
+def test_a_name_every_api_takes_as_it_is_is_the_one_none_renames(name: str) -> None:
+    assert sent_as_is(name) == all(rule.fits(name) for rule in API_RULES)
+    assert sent_as_is(name) == all(
+        pattern.fullmatch(name) is not None for pattern in API_NAMES.values()
+    )
+
+
+def test_a_tool_added_to_a_set_no_api_renames_is_checked_when_exported() -> None:
+    """A set that had no tool to check still checks one added, or listed again."""
+    for change in ("add", "assign"):
+        tools = ToolSet([_echo("math_factorial")])
+        tools.export("openai")  # nothing to check: every name is sent as it is
+        added = _echo("math.factorial")
+        if change == "add":
+            tools.add(added)
+        else:
+            tools._assign(
+                {"math_factorial": tools["math_factorial"], added.name: added}
+            )
+        for format in ("openai", "openai_responses"):
+            with pytest.raises(ToolDefinitionError, match="would both be called"):
+                tools.export(format)
 
 
 @given(names | st.text(max_size=130))

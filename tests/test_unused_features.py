@@ -21,12 +21,14 @@ UNUSED = {"_within", "_deadline", "_traced", "start_call", "guarded", "_left"}
 
 
 def entered(run: Callable[[], object]) -> Counter[str]:
-    """The names of the Python functions `run` entered, with how often."""
+    """The names of the Python functions `run` entered, and of the C functions as `C:name`, with how often."""
     names: Counter[str] = Counter()
 
     def profile(frame: Any, event: str, arg: object) -> None:
         if event == "call":
             names[frame.f_code.co_name] += 1
+        elif event == "c_call":
+            names[f"C:{getattr(arg, '__qualname__', arg)}"] += 1
 
     sys.setprofile(profile)
     try:
@@ -108,3 +110,47 @@ def test_each_provider_is_imported_once_however_often_a_set_exports(
     for _ in range(3):
         ToolSet([tool(add)]).export("anthropic")
     assert asked == []
+
+
+def test_the_first_export_of_a_set_of_plain_tools_looks_at_each_once() -> None:
+    """No tool deferred, no name an API renames: the set knows it from its making, the export checks neither per tool."""
+    made = [tool(name=f"add_{index}")(add) for index in range(50)]
+    first = ToolSet(made).export("openai")  # each tool's envelope made and kept
+    names = entered(lambda: ToolSet(made).export("openai"))
+    assert "wire_names" not in names
+    assert names["C:dict.get"] <= len(made) + 2  # each tool's kept envelope, once
+    assert ToolSet(made).export("openai") == first
+
+
+def test_a_definition_checks_its_name_and_options_once() -> None:
+    tool(add)  # the modules that read functions loaded before the count
+    names = entered(lambda: tool(add))
+    assert names["check_name"] == names["check_options"] == names["_use"] == 1
+
+
+def test_a_function_defined_again_has_its_docstring_read_once() -> None:
+    """As when tools are defined for each agent: the same text is read once."""
+
+    def make() -> Callable[[str], str]:
+        def search(query: str) -> str:
+            """Search the catalogue.
+
+            Args:
+                query: Words to look for.
+            """
+            return query
+
+        return search
+
+    first = tool(make())
+    names = entered(lambda: tool(make()))
+    assert "_clean" not in names
+    assert "parse_docstring" not in names
+    again = tool(make())
+    assert (again.description, again.parameters) == (
+        first.description,
+        first.parameters,
+    )
+    assert (
+        again.parameters["properties"]["query"]["description"] == "Words to look for."
+    )

@@ -12,6 +12,7 @@ follows `Args:`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from collections.abc import Callable
@@ -120,12 +121,6 @@ class Docstring(Record):
 
 
 _EMPTY: Final = Docstring()
-_PARSER_STYLE_NAMES: Final = {
-    "google": "GOOGLE",
-    "numpy": "NUMPYDOC",
-    "rest": "REST",
-    "epydoc": "EPYDOC",
-}
 
 
 def detect_style(text: str) -> DocstringStyle | None:
@@ -141,10 +136,15 @@ def detect_style(text: str) -> DocstringStyle | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_docstring(
     doc: str | None, *, style: DocstringStyle | None = None
 ) -> Docstring:
     """Parse `doc` in the given style, or in the style it is detected to have.
+
+    Read once per text and style: a function defined anew for each agent
+    or request has the same docstring each time, so its reading is kept
+    (the result is shared: never change it).
 
     Args:
         doc: The raw docstring (`func.__doc__`); None gives an empty result.
@@ -250,14 +250,24 @@ def _read_described(text: str, style: DocstringStyle, description: str) -> Docst
 
 def _parsed(text: str, style: DocstringStyle) -> Any:
     """What `docstring_parser` reads of `text` in `style`, or None when it cannot read it."""
-    import docstring_parser
-
-    parser_style = getattr(docstring_parser.DocstringStyle, _PARSER_STYLE_NAMES[style])
     try:
         # A placeholder summary: the parser misreads a text that opens with a section.
-        return docstring_parser.parse(f"-\n\n{text}", style=parser_style)
+        return _parsers()[style](f"-\n\n{text}")
     except Exception:  # ParseError, or a parser bug on odd text: not read
         return None
+
+
+@functools.cache
+def _parsers() -> dict[str, Callable[[str], Any]]:
+    """`docstring_parser`'s parser of each style, made once (parsing changes none of them)."""
+    from docstring_parser import epydoc, google, numpydoc, rest
+
+    return {
+        "google": google.GoogleParser().parse,
+        "numpy": numpydoc.NumpydocParser().parse,
+        "rest": rest.parse,
+        "epydoc": epydoc.parse,
+    }
 
 
 def _read(parsed: Any) -> tuple[dict[str, str], str | None]:

@@ -25,7 +25,7 @@ from typing import Any, Final
 from toolkit.core._aliases import JsonSchema
 from toolkit.core._finding import Finding
 from toolkit.core._frozen import FrozenDict, FrozenList
-from toolkit.tools._names import RULES, wire_name, wire_names
+from toolkit.tools._names import RULES, check_names, wire_name
 from toolkit.tools._tool import Tool
 from toolkit.tools._views import kept_views, named
 from toolkit.values._content import (
@@ -97,7 +97,7 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
             `Tool.wire_name`).
     """
     found = offered(source)
-    wire_names(found, "openai")  # refuses two tools sent under one name
+    check_names(source, found, "openai")
     kind = "openai-strict" if strict else "openai"
     build = partial(_envelope, strict=strict)
     return FrozenList(kept_views(found, kind, build))

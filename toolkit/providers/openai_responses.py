@@ -23,7 +23,7 @@ from typing import Any
 
 from toolkit.core._finding import Finding
 from toolkit.core._frozen import FrozenDict, FrozenList
-from toolkit.tools._names import wire_names
+from toolkit.tools._names import check_names
 from toolkit.tools._tool import Tool
 from toolkit.values._content import File, Image, Part, Resource
 from toolkit.values._results import ToolCall, ToolResult
@@ -45,7 +45,7 @@ def tools(source: Source, *, strict: bool = False) -> list[dict[str, Any]]:
             `Tool.wire_name`).
     """
     found = as_tools(source)
-    wire_names(found, "openai_responses")  # refuses two tools sent under one name
+    check_names(source, found, "openai_responses")
     definitions: list[Any] = []
     namespaces: dict[str, list[FrozenDict]] = {}
     any_deferred = False

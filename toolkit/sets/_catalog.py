@@ -69,6 +69,8 @@ class Catalog:
     def offered(self, toolset: SetView) -> list[Tool[Any, Any]]:
         """What a request offers of `toolset`: eager tools, `search_tools`, then the loaded ones."""
         tools = list(toolset)
+        if toolset._holder.plain:  # read after the tools: none is deferred
+            return tools
         eager = [item for item in tools if not item.defer_loading]
         if len(eager) == len(tools):
             return tools

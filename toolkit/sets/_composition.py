@@ -61,6 +61,9 @@ class Composed:
             raise refused[0]
         self._made = (state, made)
 
+    plain = False
+    """Not counted: an export checks each tool (`Registry.plain`)."""
+
     def state(self) -> object:
         """What the sources' states are: equal while none of them has changed."""
         raise NotImplementedError

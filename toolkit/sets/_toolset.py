@@ -75,12 +75,14 @@ it was composed from (which gets a registry of its own)."""
 class Registry:
     """The tools added to a set; the set makes every change under its lock."""
 
-    __slots__ = ("_state", "tools")
+    __slots__ = ("_state", "plain", "tools")
 
-    def __init__(self, tools: Tools) -> None:
+    def __init__(self, tools: Tools, *, plain: bool = False) -> None:
         self.tools = tools
         """The tools by name, in order (an attribute: a call reads it on its way to the tool)."""
         self._state = next(_STATES)
+        self.plain = plain
+        """True while every tool held is `_plain` (none to check before an export sends it as it is); once False, False for good, so that it never covers tools read before it changed."""
 
     def state(self) -> object:
         """Equal to an earlier state only if no tool was added or removed since."""
@@ -97,6 +99,7 @@ class Registry:
             return
         if existing is not None and not replace:
             raise duplicate(item, existing)
+        self.plain = self.plain and item._plain  # before the tools: see `plain`
         self._hold({**self.tools, item.name: item})  # a replaced tool keeps its place
 
     def remove(self, name: str) -> Tool[Any, Any]:
@@ -112,6 +115,7 @@ class Registry:
         if list(held) != list(tools) or any(
             held[name] is not item for name, item in tools.items()
         ):
+            self.plain = self.plain and all(item._plain for item in tools.values())
             self._hold(dict(tools))
 
     def _hold(self, tools: Tools) -> None:
@@ -121,11 +125,12 @@ class Registry:
         self._state = next(_STATES)
 
 
-def _unique(tools: Iterable[object], marks: Marks) -> Tools:
-    """The tools by name, in order, checked and marked in order as `ToolSet.add` does each (`_usable`, `_marked`).
+def _unique(tools: Iterable[object], marks: Marks) -> Registry:
+    """The registry of the tools, checked and marked in order as `ToolSet.add` does each (`_usable`, `_marked`).
 
     One loop, with no call per tool that needs none: a set is made for
-    each request in some agents, and each of its tools passes here.
+    each request in some agents, and each of its tools passes here. The
+    same loop finds whether every tool is `_plain` (`Registry.plain`).
 
     Raises:
         NotAToolError: An item is not a `Tool`.
@@ -133,16 +138,20 @@ def _unique(tools: Iterable[object], marks: Marks) -> Tools:
         DuplicateToolError: Two different tools share a name.
     """
     marking = marks != _UNMARKED
+    plain = True
     found: Tools = {}
+    held = found.setdefault  # looked up once, not per tool
     for item in tools:
-        if not isinstance(item, Tool) or item._runner.is_method:
+        if not isinstance(item, Tool) or not item._plain:
             item = _usable(item)  # raises what add raises
+            plain = False
         if marking:
             item = _marked(item, marks)
-        existing = found.setdefault(item.name, item)
+            plain = plain and item._plain
+        existing = held(item.name, item)
         if existing is not item:
             raise duplicate(item, existing)
-    return found
+    return Registry(found, plain=plain)
 
 
 Marks = tuple[bool | None, str | None]
@@ -258,9 +267,9 @@ class ToolSet(Calls):
         self._catalog: Catalog = Catalog()
         self._marks = (defer_loading or None, check_namespace(namespace, "a ToolSet"))
         if type(self).add is ToolSet.add:  # add's checks, in order, at once
-            self._holder: Registry | Composed = Registry(_unique(tools, self._marks))
+            self._holder: Registry | Composed = _unique(tools, self._marks)
         else:  # a subclass's add sees every tool
-            self._holder = Registry({})
+            self._holder = Registry({}, plain=True)
             for item in tools:
                 self.add(item)
 
@@ -494,6 +503,10 @@ class ToolSet(Calls):
     def loaded(self) -> tuple[str, ...]:
         """The names of the tools loaded so far (`load`, `search_tools`), in order."""
         return self._catalog.loaded
+
+    def _as_is(self) -> bool:
+        """Whether an export sends every tool as it is, as far as the set knows: each is `_plain` (read it after the tools)."""
+        return self._holder.plain
 
     def _offered(self) -> list[Tool[Any, Any]]:
         """What a request offers of this set, for the exports that do not load tools themselves."""

@@ -32,6 +32,9 @@ class Holder(Protocol):
         """The tools by name, in order."""
         ...
 
+    plain: bool
+    """True only when every tool is `_plain` (read after the tools)."""
+
 
 class CatalogView(Protocol):
     """What the calls and the exports read of a set's catalog of deferred tools."""

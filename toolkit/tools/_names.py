@@ -27,7 +27,9 @@ __all__ = [
     "NameRule",
     "called_names",
     "check_name",
+    "check_names",
     "clashes",
+    "sent_as_is",
     "sent_name",
     "sent_names",
     "valid_name",
@@ -37,6 +39,8 @@ __all__ = [
 
 _WHITESPACE: Final = re.compile(r"\s")
 _LETTER_FIRST: Final = re.compile(r"[A-Za-z_]")
+_EVERY_API: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+"""The names that every rule of `API_RULES` takes as they are (the tests check it against them)."""
 
 
 class NameRule(NamedTuple):
@@ -111,6 +115,11 @@ RULES: Final[dict[str, NameRule | None]] = {
 
 API_RULES: Final = tuple(dict.fromkeys(rule for rule in RULES.values() if rule))
 """Each rule of an API that does not take every tool name, once."""
+
+
+def sent_as_is(name: str) -> bool:
+    """Whether every API is sent `name` itself: no rule of `API_RULES` renames it."""
+    return _EVERY_API.fullmatch(name) is not None
 
 
 def valid_name(name: object) -> TypeGuard[str]:
@@ -217,6 +226,17 @@ def wire_names(tools: Iterable[V], format: str) -> list[str]:
             )
             raise ToolDefinitionError(msg)
     return names
+
+
+def check_names(source: object, tools: list[V], format: str) -> None:
+    """`wire_names(tools, format)`, for its check: `tools` are what `source` offers.
+
+    A set that knows that no API renames any of its tools (`ToolSet._as_is`)
+    has no tool to look at for it.
+    """
+    as_is = getattr(source, "_as_is", None)
+    if as_is is None or not as_is():
+        wire_names(tools, format)
 
 
 def clashes(names: Iterable[str], rules: Sequence[NameRule]) -> dict[str, str]:

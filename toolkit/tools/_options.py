@@ -9,13 +9,14 @@ Defaults live on `Tool` itself, as class attributes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypedDict, TypeGuard
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict, TypeGuard
 
 from toolkit.core._exceptions import ToolDefinitionError
 from toolkit.policies._policies import Guarded
 from toolkit.run._running import is_seconds
+
+from ._names import sent_as_is
 
 if TYPE_CHECKING:
     from toolkit.core._aliases import JsonObject, JsonSchema
@@ -177,12 +178,9 @@ def check_options(options: dict[str, Any], allowed: type, where: str) -> None:
     raise ToolDefinitionError(msg)
 
 
-_NAMESPACE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
-
-
 def valid_namespace(namespace: object) -> TypeGuard[str]:
-    """Whether `namespace` is a name every API takes for a group of tools."""
-    return isinstance(namespace, str) and _NAMESPACE.fullmatch(namespace) is not None
+    """Whether `namespace` is a name every API takes for a group of tools: one every API takes for a tool."""
+    return isinstance(namespace, str) and sent_as_is(namespace)
 
 
 def check_namespace(namespace: object, where: str) -> str | None:

@@ -26,7 +26,7 @@ from typing import (
     overload,
 )
 
-from toolkit.core._aliases import JsonObject, JsonSchema
+from toolkit.core._aliases import JsonSchema
 from toolkit.core._exceptions import ToolDefinitionError
 from toolkit.core._frozen import freeze
 from toolkit.core._log import log_warning
@@ -36,7 +36,7 @@ from toolkit.run._running import run_blocking
 from toolkit.values._results import ToolResult, Widget
 
 from ._call import ExecuteFn, ToolRunner
-from ._names import RULES, check_name, sent_name
+from ._names import RULES, check_name, sent_as_is, sent_name
 from ._options import (
     DecoratorOptions,
     NewOptions,
@@ -124,6 +124,7 @@ class AITool(Record):
 
 
 _VIEWED: Final = frozenset({"name", "description", "parameters", "returns"})
+_PLAIN_SOURCES: Final = frozenset({"name", "defer_loading"})
 _POLICY_OPTIONS: Final = frozenset(
     {"requires_approval", "max_concurrency", "rate", "retries", "retry_on"}
 )
@@ -204,6 +205,7 @@ class Tool(Generic[P, R]):
     remote_name: str | None = None
     _runner: ToolRunner
     _views: dict[str, Any]
+    _plain: bool
 
     def __init__(
         self,
@@ -215,10 +217,19 @@ class Tool(Generic[P, R]):
         **options: Unpack[NewOptions],
     ) -> None:
         check_options(dict(options), NewOptions, f"Tool {name!r}")
+        self._define(check_name(name), description, parameters, options)
+        self._use(ToolRunner(self, execute_fn=execute_fn))
+
+    def _define(
+        self, name: str, description: str, parameters: JsonSchema, options: Any
+    ) -> None:
+        """Hold the parts and the options (the name and the options' names checked); check the options' values."""
         state = self.__dict__  # a new tool has no views to forget: no `__setattr__`
-        state.update(options, name=check_name(name), description=description)
+        state.update(options, name=name, description=description)
         state["parameters"] = parameters
-        state["timeout"] = check_timeout(self.timeout, name)
+        state["_views"] = {}  # the views providers keep with it (`_views.kept_views`)
+        if "timeout" in options:
+            state["timeout"] = check_timeout(self.timeout, name)
         if options.keys() & _POLICY_OPTIONS:
             from toolkit.policies._policies import check_policies
 
@@ -226,9 +237,8 @@ class Tool(Generic[P, R]):
         if self.task not in (None, "optional", "required"):
             msg = f'task of tool {name!r} is {self.task!r}. Pass "optional", "required" or None'
             raise ToolDefinitionError(msg)
-        check_namespace(self.namespace, f"tool {name!r}")
-        state["_views"] = {}  # the views providers keep with it (`_views.kept_views`)
-        self._use(ToolRunner(self, execute_fn=execute_fn))
+        if "namespace" in options:
+            check_namespace(self.namespace, f"tool {name!r}")
 
     @classmethod
     def new(
@@ -280,11 +290,24 @@ class Tool(Generic[P, R]):
             object.__setattr__(self, name, value)
             if name in _VIEWED and "_views" in self.__dict__:
                 self.__dict__["_views"] = {}
+            if name in _PLAIN_SOURCES and "_runner" in self.__dict__:
+                self._use(self._runner)
 
     def _use(self, runner: ToolRunner) -> None:
-        """Run calls with `runner` (how a call runs; `execute_fn` is the runner's)."""
-        # Neither is a view's source: no views to forget, no `__setattr__`.
-        self.__dict__.update(_runner=runner, execute_fn=runner.execute_fn)
+        """Run calls with `runner` (how a call runs; `execute_fn` is the runner's).
+
+        Also decides `_plain`: whether a set can take the tool and export it
+        as it is, with no check of it (no method read from its class, not
+        deferred, a name no API renames), so that a set of such tools
+        decides once that it has none to check (`Registry.plain`).
+        """
+        # None is a view's source: no views to forget, no `__setattr__`.
+        self.__dict__.update(
+            _runner=runner,
+            execute_fn=runner.execute_fn,
+            _plain=not (runner.is_method or self.defer_loading)
+            and sent_as_is(self.name),
+        )
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the underlying function unchanged."""
@@ -494,11 +517,6 @@ def _check_new(
         raise ToolDefinitionError(msg)
 
 
-def _no_execute_fn(agent_id: str, call_id: str, args: JsonObject) -> ToolResult:
-    """Replaced before a tool made from a function is returned."""
-    raise AssertionError  # pragma: no cover
-
-
 class ToolDecorator(Protocol):
     """What `tool(...)` with options returns: a decorator that makes a `Tool`."""
 
@@ -628,20 +646,23 @@ def _from_function(
             tool_name,
             qualname,
         )
-    made = kind(
-        name=tool_name,
-        description=said,
-        parameters=info.parameters,
-        execute_fn=_no_execute_fn,
-        output_schema=info.output_schema if output_schema else None,
-        returns=info.returns,
-        **options,
+    made = kind.__new__(kind)  # the options' names were checked by `tool`
+    made._define(
+        tool_name,
+        said,
+        info.parameters,
+        {
+            **options,
+            "output_schema": info.output_schema if output_schema else None,
+            "returns": info.returns,
+        },
     )
     func = target.call
     is_async = definition.is_async_callable(func)
     if made.timeout is not None and not made.thread and not is_async:
         msg = f"timeout={made.timeout:g} cannot stop the sync tool {tool_name!r}, which runs inline (thread=False). Drop the timeout, or let it run in a thread"
         raise ToolDefinitionError(msg, function=qualname)
+    _wrap(made, target)  # before `_use`, which reads the name it may set
     made._use(
         ToolRunner(
             made,
@@ -651,7 +672,6 @@ def _from_function(
             is_async=is_async,
         )
     )
-    _wrap(made, target)
     return made
 
 

@@ -57,13 +57,12 @@ def kept_views(items: Iterable[V], kind: str, build: Callable[[V], T]) -> list[T
     Tools are made once and exported on every request, so a provider keeps
     the view it built for a tool with the tool, not with each new set that
     holds it. Setting any of those four attributes of a tool forgets its
-    views (`Tool.__setattr__`). One loop for all the tools of an export:
-    a call per tool would cost as much as the lookup itself.
+    views (`Tool.__setattr__`). One pass for all the tools of an export,
+    with a call only for a view not kept yet (a view is never empty).
     """
-    views = []
-    for item in items:
-        view = item._views.get(kind)
-        if view is None:
-            view = item._views[kind] = build(item)
-        views.append(view)
-    return views
+    return [item._views.get(kind) or _kept(item, kind, build) for item in items]
+
+
+def _kept(item: V, kind: str, build: Callable[[V], T]) -> T:
+    view = item._views[kind] = build(item)
+    return view
