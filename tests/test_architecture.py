@@ -125,6 +125,15 @@ def test_every_module_is_in_a_layer_or_on_top() -> None:
     assert top == {"toolkit", "toolkit.__main__", "toolkit.testing"}
 
 
+def test_no_module_is_over_700_lines() -> None:
+    """A module a reader takes in at once: past 700 lines, split it where its parts meet."""
+    sizes = {
+        path.relative_to(ROOT).as_posix(): len(path.read_text().splitlines())
+        for path in ROOT.rglob("*.py")
+    }
+    assert {name: lines for name, lines in sizes.items() if lines > 700} == {}
+
+
 def test_the_import_graph_has_no_cycle() -> None:
     graph = _graph()
     cycles = [cycle for name in graph if (cycle := _cycle_from(name, graph))]

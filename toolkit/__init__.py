@@ -18,9 +18,9 @@ from .run._context import Host as Host
 from .run._host import Elicited as Elicited
 from .schema import json_schema as json_schema
 from .sets._toolset import ToolSet as ToolSet
-from .tools._tool import AITool as AITool
 from .tools._tool import Tool as Tool
 from .tools._tool import tool as tool
+from .tools._views import AITool as AITool
 from .values._content import Audio as Audio
 from .values._content import File as File
 from .values._content import Image as Image

@@ -1,4 +1,4 @@
-"""`Tool`, `AITool` and the `@tool` decorator.
+"""`Tool` and the `@tool` decorator (a tool's model-facing view, `AITool`, is `_views`'s).
 
 A `Tool` is built either from an annotated function (`@tool`), whose schema
 and description come from the signature and docstring and are checked when
@@ -30,7 +30,6 @@ from toolkit.core._aliases import JsonSchema
 from toolkit.core._exceptions import ToolDefinitionError
 from toolkit.core._frozen import freeze
 from toolkit.core._log import log_warning
-from toolkit.core._record import Record
 from toolkit.run._host import hosted
 from toolkit.run._running import run_blocking
 from toolkit.values._results import ToolResult, Widget
@@ -45,7 +44,7 @@ from ._options import (
     check_options,
     check_timeout,
 )
-from ._views import model_description
+from ._views import AITool, model_description
 
 if TYPE_CHECKING:  # the modules that make and run tools load when first needed
     from typing_extensions import Self, Unpack
@@ -92,35 +91,6 @@ def unbound_method_error(item: Tool[Any, Any]) -> ToolDefinitionError | None:
         f"instance: {owner or 'TheClass'}().{method} (any instance will do)"
     )
     return ToolDefinitionError(msg, function=shown)
-
-
-class AITool(Record):
-    """The model-facing view of a tool: what is sent to the LLM API.
-
-    Attributes:
-        name: The name the model calls the tool by.
-        description: What the tool does, for the model.
-        parameters: The JSON Schema of the arguments.
-    """
-
-    __match_args__ = ("name", "description", "parameters")
-    __slots__ = ("description", "name", "parameters")
-    name: str
-    description: str
-    parameters: JsonSchema
-
-    def __init__(self, name: str, description: str, parameters: JsonSchema) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "description", description)
-        object.__setattr__(self, "parameters", parameters)
-
-    def to_dict(self) -> dict[str, Any]:
-        """`{"name", "description", "parameters"}`, JSON-ready."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "parameters": self.parameters,
-        }
 
 
 _VIEWED: Final = frozenset({"name", "description", "parameters", "returns"})

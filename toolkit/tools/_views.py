@@ -5,9 +5,41 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["Viewed", "kept_views", "model_description", "named"]
+from toolkit.core._aliases import JsonSchema
+from toolkit.core._record import Record
+
+__all__ = ["AITool", "Viewed", "kept_views", "model_description", "named"]
 
 T = TypeVar("T")
+
+
+class AITool(Record):
+    """The model-facing view of a tool: what is sent to the LLM API.
+
+    Attributes:
+        name: The name the model calls the tool by.
+        description: What the tool does, for the model.
+        parameters: The JSON Schema of the arguments.
+    """
+
+    __match_args__ = ("name", "description", "parameters")
+    __slots__ = ("description", "name", "parameters")
+    name: str
+    description: str
+    parameters: JsonSchema
+
+    def __init__(self, name: str, description: str, parameters: JsonSchema) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "parameters", parameters)
+
+    def to_dict(self) -> dict[str, Any]:
+        """`{"name", "description", "parameters"}`, JSON-ready."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
 
 
 class Viewed(Protocol):
