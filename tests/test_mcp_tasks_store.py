@@ -141,6 +141,11 @@ def test_a_redis_outage_while_a_task_runs_loses_nothing_and_refuses_new_calls(
             assert refused["isError"] is True
             assert "not started" in refused["content"][0]["text"]
             assert "task store" in refused["content"][0]["text"]
+            # Reading the task now says why it cannot be read, not "Internal server error".
+            status, read = await peer.send("tasks/get", taskId=created["taskId"])
+            assert status == 200
+            assert read["error"]["code"] == -32603
+            assert "task store cannot be reached" in read["error"]["message"]
             event.set()  # the first tool ends while Redis is down
             await asyncio.sleep(0.5)
             redis.start()

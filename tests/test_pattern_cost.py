@@ -119,3 +119,55 @@ def test_the_sizes_of_an_array_come_before_its_items() -> None:
     with counted() as counts:
         assert check(["a"] * 100_000) is False
     assert counts["searches"] == 0
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "size"),
+    [
+        (
+            {"type": "array", "items": {"type": "string", "pattern": "^a+$"}},
+            ["B"] * 300,
+            {"maxItems": 3},
+        ),
+        (
+            {"type": "array", "items": {"type": "string", "pattern": "^a+$"}},
+            ["B"] * 5,
+            {"maxItems": 3},
+        ),
+        (
+            {
+                "type": "object",
+                "additionalProperties": {"type": "string", "pattern": "^a+$"},
+            },
+            {f"k{i}": "B" for i in range(300)},
+            {"maxProperties": 3},
+        ),
+    ],
+)
+def test_the_message_of_a_too_long_array_of_bad_items_names_its_size(
+    schema: dict[str, Any], value: Any, size: dict[str, int]
+) -> None:
+    """Its items are not read, so their bounded list never hides the size (as jsonschema reports it)."""
+    import jsonschema
+
+    schema = {**schema, **size}
+    keywords = {
+        e.validator for e in jsonschema.Draft202012Validator(schema).iter_errors(value)
+    }
+    assert set(size) <= keywords  # the oracle says the size is wrong
+    made = Tool.new(
+        name="t",
+        description="",
+        parameters={"type": "object", "properties": {"s": schema}},
+        execute_fn=lambda agent_id, call_id, args: "ran",
+    )
+    with counted() as counts:
+        result = made.execute("a", "c", {"s": value})
+    assert result.is_error
+    lines = result.text.splitlines()
+    assert len(lines) == 2  # the heading and the size: no item is named
+    if isinstance(value, list):
+        assert lines[1] == f"- s: has {len(value)} items, more than the maximum of 3"
+    else:
+        assert lines[1].endswith("has too many properties")
+    assert counts["searches"] == 0

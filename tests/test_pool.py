@@ -193,3 +193,39 @@ def test_a_pool_thread_survives_whatever_the_tool_raises() -> None:
         ]
         * 5
     )
+
+
+def test_calls_after_a_burst_beyond_the_pool_and_its_threads_ending_still_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A burst of more sync calls than threads, the threads then ending idle: a later call still gets a thread.
+
+    The calls queued while every thread was busy were counted as idle threads
+    once run, so after the threads ended the pool believed it had idle ones
+    and a new call waited for a thread that no longer existed.
+    """
+    from toolkit.run import _running
+
+    monkeypatch.setattr(_running, "_IDLE_SECONDS", 0.05)  # threads end soon when idle
+    tools = ToolSet(max_threads=2)
+
+    @tools.tool
+    def echo(n: int) -> int:
+        """Return n."""
+        return n
+
+    pool = tools._pool
+    assert pool is not None
+
+    async def main() -> list[int]:
+        burst = await tools.run(
+            "a", [ToolCall(f"b{n}", "echo", {"n": n}) for n in range(20)]
+        )
+        assert [int(r.text) for r in burst] == list(range(20))
+        await _until(lambda: pool.threads == 0)  # every thread ended, idle
+        later = [tools.aexecute("a", f"l{n}", "echo", {"n": n}) for n in range(3)]
+        return [
+            int(r.text) for r in await asyncio.wait_for(asyncio.gather(*later), LIMIT)
+        ]
+
+    assert asyncio.run(main()) == [0, 1, 2]

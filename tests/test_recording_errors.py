@@ -28,6 +28,10 @@ def write(tmp_path: pathlib.Path, document: Any) -> pathlib.Path:
     ("document", "words"),
     [
         ('{"format": 1, "calls": [', "is not JSON"),
+        (
+            '{"format": 1, "calls": [' + "[" * 100_000 + "]" * 100_000 + "]}",
+            "is not JSON",
+        ),
         ("[1, 2]", "is not a toolkit recording"),
         ({"format": 1}, "has no 'calls'"),
         ({"format": 1, "calls": {}}, "not a list"),

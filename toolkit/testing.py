@@ -148,7 +148,7 @@ class Replayer:
             raise RecordingError(msg) from None
         try:
             document = json.loads(text)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:  # nested too deep to read
             msg = f"{path}: is not JSON ({error})"
             raise RecordingError(msg) from None
         if not isinstance(document, dict) or document.get("format") != _FORMAT:

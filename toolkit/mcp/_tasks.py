@@ -36,7 +36,8 @@ A store that fails (Redis down a few seconds) stops no task: the process
 that runs it retries with backoff, and records the task's end once the
 store answers again. A call that could become a task is refused, before
 its tool starts, while the store cannot be reached (an `isError` result
-saying so), so that no tool runs as a task that nobody can follow. When
+saying so), so that no tool runs as a task that nobody can follow, and a
+`tasks/*` request answers an error that says the store cannot be reached. When
 the server stops, every task still running here is cancelled and
 recorded `cancelled` with a `statusMessage`, so that none stays `working`.
 A client has `max_tasks` live tasks at most in a process (default
@@ -515,7 +516,7 @@ class Tasks:
     async def _known(self, ctx: Any, params: Any) -> dict[str, Any]:
         """The task a `tasks/*` request names, after the checks every such request passes."""
         from mcp.shared.exceptions import MCPError
-        from mcp_types import HEADER_MISMATCH, INVALID_PARAMS
+        from mcp_types import HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS
 
         if not self.negotiated(ctx):
             raise self.refusal(str(ctx.method), ctx)
@@ -529,7 +530,11 @@ class Tasks:
             # another kind): the store does not see it.
             msg = "Unknown task: a task id is the taskId the server gave, 1 to 128 letters, digits, '-' or '_'."
             raise MCPError(INVALID_PARAMS, msg)
-        record = await self.store.load(params.task_id)
+        try:
+            record = await self.store.load(params.task_id)
+        except Exception as error:  # the store is down: say so, the client asks again
+            msg = f"The task store cannot be reached ({error_text(error)}); ask again in a moment."
+            raise MCPError(INTERNAL_ERROR, msg) from None
         if record is None or record.get(OWNER) != _principal():
             # Another client's task is none of this one's, and looks like none at all.
             msg = f"Unknown task {params.task_id!r} (it never was, or it expired)."

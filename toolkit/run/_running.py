@@ -141,6 +141,7 @@ class ThreadPool:
         self._lock = threading.Lock()
         self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._idle = 0  # idle threads that no call has claimed (under _lock)
+        self._queued = 0  # calls queued while every thread was busy, none claimed yet
         self._threads = 0
         self._held = 0  # threads running a call that nobody waits for
         self._warned = False
@@ -173,6 +174,8 @@ class ThreadPool:
                 start = self._threads < self.max_threads
                 if start:
                     self._threads += 1
+                else:  # the next thread to be done takes it
+                    self._queued += 1
                 warn = not start and self._held > 0 and not self._warned
                 self._warned = self._warned or warn
         # Queued last, so that the woken thread finds the GIL free sooner.
@@ -201,6 +204,8 @@ class ThreadPool:
                 alone = self._threads == 0
                 if alone:
                     job.state = _SKIPPED
+                else:  # a running thread takes it once done
+                    self._queued += 1
             if alone:  # nobody would ever run it
                 raise
 
@@ -250,11 +255,18 @@ class ThreadPool:
                 return True
         return False
 
+    def _done(self) -> None:
+        """This thread is free (under the lock): it claims a queued call, else it is idle."""
+        if self._queued:
+            self._queued -= 1
+        else:
+            self._idle += 1
+
     def _run(self, job: _Job) -> Callable[[], None] | None:
         """Run `job`; the thread is idle again after it. Returns whom to notify, if anyone waits."""
         with self._lock:
             if job.state != _PENDING:  # its caller stopped waiting before it started
-                self._idle += 1
+                self._done()
                 return None
             job.state = _RUNNING
         thunk, job.thunk = job.thunk, None
@@ -264,7 +276,7 @@ class ThreadPool:
             job.error = error
         with self._lock:
             job.state = _DONE
-            self._idle += 1
+            self._done()
             if job.abandoned:
                 self._held -= 1
                 self._warned = False

@@ -19,18 +19,20 @@ and its tracer provider set, a call makes no span and costs one look-up.
 Tracing never reaches a call. Whatever a tracer, span processor, exporter
 or `trace_content` hook raises is logged (on the `toolkit` logger, once a
 minute per step) and the call goes on, untraced if its span could not
-start. Only the span's start runs in the call (the SDK calls the span
-processors' `on_start` there); naming the span, its attributes (and the
-`trace_content` hook), its status and its end (where a `SimpleSpanProcessor`
-exports) run in one thread of toolkit's, in order. A call waits for its
-span's end at most `END_WAIT` seconds (0.5), without blocking the event
-loop, so that its spans are exported when it returns; it does not wait at
-all while that thread is held by an earlier span (a hanging exporter), and
-when `MAX_QUEUED` spans wait for that thread, a new span is dropped with a
-warning. The MCP hop is traced by the `mcp` SDK
-itself (its client and server spans, and the trace context it carries in
-`_meta`), so that an agent's call, the MCP request and the served call are
-one trace.
+start. Nothing of a span runs in the call: its start (where the SDK calls
+the span processors' `on_start`), its name, attributes (and the
+`trace_content` hook), events, status and end (where a
+`SimpleSpanProcessor` exports) run in one thread of toolkit's, in order.
+A call waits for its span's start, and then for its end, at most
+`END_WAIT` seconds (0.5) each, without blocking the event loop, so that
+its span is the current one while it runs and is exported when it
+returns; a span not started by then is not the call's current one, and
+still ends. A call does not wait at all while that thread is held by an
+earlier step (a hanging processor or exporter), and when `MAX_QUEUED`
+steps wait for that thread, a new one is dropped with a warning. The MCP
+hop is traced by the `mcp` SDK itself (its client and server spans, and
+the trace context it carries in `_meta`), so that an agent's call, the MCP
+request and the served call are one trace.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from toolkit.schema._arguments import parse_arguments
@@ -64,10 +67,10 @@ __all__ = [
     "finish",
     "hook_arguments",
     "note_error",
+    "span_step",
     "start_call",
     "tracer",
     "tracing_on",
-    "wake",
 ]
 
 Redact = Callable[[str, Any], Any]
@@ -144,33 +147,49 @@ class Traced(Protocol):
 
 
 def start_call(
-    tool: Traced, call_id: str, args: Callable[[], Any], content: bool | Redact
-) -> Any:
-    """The span of one call, started, or None when nothing records it (or starting it failed).
+    holder: list[Any],
+    tool: Traced,
+    call_id: str,
+    args: Callable[[], Any],
+    content: bool | Redact,
+    done: Callable[[], None],
+) -> bool:
+    """Start the span of one call in the tracing thread, into `holder` (unless unrecorded); `done()` then.
 
-    A sampler may decide not to record it; then the call goes on untraced.
-    The span's name and request-side attributes (`args()` gives the
-    arguments, for the `trace_content` hook) are set in the tracing thread.
+    Returns whether the caller may wait for `done` (at most `END_WAIT`
+    seconds): False when the span was dropped, or when the tracing thread
+    is held by an earlier step. The span's parent is the caller's current
+    span; its name and request-side attributes (`args()` gives the
+    arguments, for the `trace_content` hook) are set after `done()`.
     """
     try:
-        found = tracer()
-        if found is None:
-            return None
-        from opentelemetry import trace
+        from opentelemetry import context, trace
 
-        span = found.start_span(
-            "execute_tool",
-            kind=trace.SpanKind.INTERNAL,
-            record_exception=False,
-            set_status_on_exception=False,
-        )
-        if not span.is_recording():
-            return None
+        found, parent = FOUND[0], context.get_current()
     except Exception as error:
         _failed("starting a span", error)
-        return None
-    _SPANS.submit(lambda: _describe(span, tool, call_id, args, content))
-    return span
+        return False
+    started = time.time_ns()
+
+    def job() -> None:
+        try:
+            span = found.start_span(
+                "execute_tool",
+                context=parent,
+                kind=trace.SpanKind.INTERNAL,
+                start_time=started,
+                record_exception=False,
+                set_status_on_exception=False,
+            )
+            if span.is_recording():
+                holder.append(span)
+        finally:
+            done()  # before the hook, which may take its time
+        if holder:
+            _describe(holder[0], tool, call_id, args, content)
+
+    held = _SPANS.held()
+    return _SPANS.submit("starting a span", job) and not held
 
 
 def _describe(
@@ -205,32 +224,28 @@ def current(span: Any) -> Any:
 
 
 def end_call(
-    span: Any,
+    holder: list[Any],
     result: ToolResult | None,
     content: bool | Redact,
     name: str,
-    done: Callable[[], None] | None = None,
+    done: Callable[[], None],
 ) -> bool:
-    """End `span` in the tracing thread, after `finish` (unless the call gave no result); `done()` then.
+    """End the span in `holder` in the tracing thread, after `finish` (unless the call gave no result); `done()` then.
 
-    Returns whether the caller may wait for `done` (at most `END_WAIT`
-    seconds): False when the span was dropped, or when the tracing thread
-    is held by an earlier span.
+    Returns whether the caller may wait for `done`, as `start_call` does.
     """
 
     def job() -> None:
         try:
-            if result is not None:
-                finish(span, result, content, name)
+            if holder:
+                if result is not None:
+                    finish(holder[0], result, content, name)
+                holder[0].end()
         finally:
-            try:
-                span.end()
-            finally:
-                if done is not None:
-                    done()
+            done()
 
     held = _SPANS.held()
-    return _SPANS.submit(job) and not held and done is not None
+    return _SPANS.submit("ending a span", job) and not held
 
 
 def finish(span: Any, result: ToolResult, content: bool | Redact, name: str) -> None:
@@ -250,30 +265,33 @@ def finish(span: Any, result: ToolResult, content: bool | Redact, name: str) -> 
 
 def note_error(error: BaseException) -> None:
     """Name the exception a tool raised on the current call's span (`error.type`)."""
-    if not FOUND:
-        return
-    from opentelemetry import trace
-
-    try:
-        span = trace.get_current_span()
-        if span.is_recording():
-            span.set_attribute("error.type", type(error).__qualname__)
-    except Exception as failure:
-        _failed("naming an error on a span", failure)
+    if FOUND:
+        kind = type(error).__qualname__
+        _on_current(
+            "naming an error on a span",
+            lambda span: span.set_attribute("error.type", kind),
+        )
 
 
 def add_event(name: str, attributes: dict[str, Any]) -> None:
     """An event on the current call's span (progress, a log record, an approval)."""
-    if not FOUND:
-        return
-    from opentelemetry import trace
+    if FOUND:
+        kept = {k: v for k, v in attributes.items() if v is not None}
+        _on_current(
+            "adding an event to a span", lambda span: span.add_event(name, kept)
+        )
 
+
+def _on_current(step: str, change: Callable[[Any], object]) -> None:
+    """`change(span)` of the current span, if it records, in the tracing thread (after its start, before its end)."""
     try:
+        from opentelemetry import trace
+
         span = trace.get_current_span()
-        if span.is_recording():
-            span.add_event(name, {k: v for k, v in attributes.items() if v is not None})
     except Exception as error:
-        _failed("adding an event to a span", error)
+        _failed(step, error)
+        return
+    _SPANS.submit(step, lambda: span.is_recording() and change(span))
 
 
 _LOGGED: dict[str, float] = {}
@@ -301,19 +319,19 @@ class _Thread:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)
-        self._jobs: deque[Callable[[], None]] = deque()
+        self._jobs: deque[tuple[str, Callable[[], object]]] = deque()
         self._thread: threading.Thread | None = None
         self._since = 0.0  # when the running step started; 0 while idle
         self._warned = False
 
-    def submit(self, job: Callable[[], None]) -> bool:
-        """Queue `job`; False (with one warning) when `MAX_QUEUED` jobs already wait."""
+    def submit(self, step: str, job: Callable[[], object]) -> bool:
+        """Queue `job` (tracing's `step`, as a failure of it is logged); False (with one warning) when `MAX_QUEUED` jobs already wait."""
         with self._lock:
             if len(self._jobs) >= MAX_QUEUED:
                 warn = not self._warned
                 self._warned = True
             else:
-                self._jobs.append(job)
+                self._jobs.append((step, job))
                 if self._thread is None:
                     self._start()
                 self._ready.notify()
@@ -355,14 +373,14 @@ class _Thread:
             with self._lock:
                 while not self._jobs:
                     self._ready.wait()
-                job = self._jobs.popleft()
+                step, job = self._jobs.popleft()
                 self._since = time.monotonic()
             try:
                 job()
             except (
                 BaseException
             ) as error:  # a hook, processor or exporter: never this thread's end
-                _failed("ending a span", error)
+                _failed(step, error)
             finally:
                 self._since = 0.0
 
@@ -405,8 +423,27 @@ def _shown(name: str, value: Any, content: bool | Redact) -> str:
         return f"<not shown: {type(error).__name__}, no JSON text holds it>"
 
 
-def wake(loop: Any, waiter: Any) -> None:
-    """Wake a call that waits for its span's end (from the tracing thread), unless its loop is gone."""
+async def span_step(step: Callable[[Callable[[], None]], bool], blocking: bool) -> None:
+    """`step(done)` (`start_call` or `end_call`), then wait for `done` at most `END_WAIT` seconds if it may.
+
+    The wait blocks the caller's thread when `blocking` (a call from sync
+    code, which never suspends), else it does not block the event loop.
+    """
+    if blocking:
+        ended = threading.Event()
+        if step(ended.set):
+            ended.wait(END_WAIT)
+        return
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[None] = loop.create_future()
+    if step(partial(_wake, loop, waiter)):
+        await asyncio.wait((waiter,), timeout=END_WAIT)
+
+
+def _wake(loop: Any, waiter: Any) -> None:
+    """Wake a call that waits for its span (from the tracing thread), unless its loop is gone."""
     import contextlib
 
     with contextlib.suppress(RuntimeError):  # the loop closed meanwhile

@@ -190,7 +190,9 @@ def _items_keyword(
 ) -> Iterator[Any]:
     from jsonschema.exceptions import ValidationError
 
-    if not validator.is_type(instance, "array"):
+    if not validator.is_type(instance, "array") or _too_many(
+        instance, schema, "maxItems"
+    ):
         return
     prefix = len(schema.get("prefixItems", ()))
     if len(instance) <= prefix:
@@ -207,12 +209,24 @@ def _items_keyword(
             yield from validator.descend(item, items, path=index)
 
 
+def _too_many(instance: Any, schema: Any, keyword: str) -> bool:
+    """Whether `instance` has more items than `keyword` allows: that keyword says so, its items are not read.
+
+    So a too-long array of bad items is reported as too long, not as its
+    first bad items (a bounded number of which would hide its size).
+    """
+    most = schema.get(keyword)
+    return is_number(most) and len(instance) > most
+
+
 def _additional_properties_keyword(
     validator: Any, extra: Any, instance: Any, schema: Any
 ) -> Iterator[Any]:
     from jsonschema.exceptions import ValidationError
 
-    if not validator.is_type(instance, "object"):
+    if not validator.is_type(instance, "object") or _too_many(
+        instance, schema, "maxProperties"
+    ):
         return
     extras = _extra_keys(instance, schema)
     if validator.is_type(extra, "object"):

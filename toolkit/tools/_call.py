@@ -36,9 +36,9 @@ reaches worker threads without a parameter more.
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from collections.abc import Callable, Coroutine
+from contextlib import nullcontext
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -59,16 +59,15 @@ from toolkit.run._running import (
     run_blocking,
 )
 from toolkit.run._tracing import (
-    END_WAIT,
     FOUND,
     SDK,
     current,
     end_call,
     hook_arguments,
     note_error,
+    span_step,
     start_call,
     tracing_on,
-    wake,
 )
 from toolkit.schema._arguments import (
     Refusal,
@@ -291,42 +290,29 @@ class ToolRunner:
     ) -> ToolResult:
         """`steps` in a span of the call, when a tracer takes one.
 
-        The span ends in the tracing thread; the call waits for that at
-        most `END_WAIT` seconds (by blocking its thread when `blocking`,
-        else without blocking the event loop), so that tracing never holds
-        a call nor its event loop.
+        The span starts and ends in the tracing thread; the call waits for
+        each at most `END_WAIT` seconds (by blocking its thread when
+        `blocking`, else without blocking the event loop), so that tracing
+        never holds a call nor its event loop. A span that has not started
+        by then is not the current one of the call, and still ends.
         """
         content = policy.trace_content if policy is not None else False
-        span = start_call(
-            self.tool, call_id, partial(hook_arguments, args, content), content
+        arguments = partial(hook_arguments, args, content)
+        holder: list[Any] = []  # the span, once the tracing thread started it
+        await span_step(
+            partial(start_call, holder, self.tool, call_id, arguments, content),
+            blocking,
         )
-        if span is None:
-            return await steps
-        with current(span):
+        # A span not started by now is not the call's current one; it ends all the same.
+        with current(holder[0]) if holder else nullcontext():
             try:
                 result = await steps
             except (
                 BaseException
             ):  # cancelled, or interrupted: the span ends all the same
-                end_call(span, None, content, self.name)
+                end_call(holder, None, content, self.name, lambda: None)
                 raise
-        if blocking:
-            ended = threading.Event()
-            if end_call(span, result, content, self.name, ended.set):
-                ended.wait(END_WAIT)
-            return result
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[None] = loop.create_future()
-        if end_call(
-            span,
-            result,
-            content,
-            self.name,
-            partial(wake, loop, waiter),
-        ):
-            await asyncio.wait((waiter,), timeout=END_WAIT)
+        await span_step(partial(end_call, holder, result, content, self.name), blocking)
         return result
 
     async def _steps(
