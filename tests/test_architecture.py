@@ -278,8 +278,12 @@ def _served() -> list[str]:
     return sorted(entered)
 
 
-def test_a_warm_served_call_crosses_at_most_eight_modules() -> None:
-    """Counted as for `run`, in a process of its own: the server's whole path, result's wire form included."""
+def test_a_warm_served_call_crosses_at_most_ten_modules() -> None:
+    """Counted as for `run`, in a process of its own: the server's whole path, result's wire form included.
+
+    Ten: the eight of the call and its wire form, and the host (`mcp/_host.py`,
+    `run/_host.py`), which every served call has, since a call the tool makes may ask the client.
+    """
     code = "from tests.test_architecture import _served; print(_served())"
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -292,7 +296,7 @@ def test_a_warm_served_call_crosses_at_most_eight_modules() -> None:
     entered = ast.literal_eval(done.stdout.strip().splitlines()[-1])
     assert "mcp/_server.py" in entered, entered
     assert "providers/mcp.py" in entered, entered
-    assert len(entered) <= 8, entered
+    assert len(entered) <= 10, entered
 
 
 # ------------------------------------------------------------ dependencies' private names

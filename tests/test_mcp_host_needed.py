@@ -1,11 +1,9 @@
-"""A served call gets its host exactly when something in it can ask the client.
+"""Every served call reaches the client, whatever in it asks: the tool, middleware, approval, or a call it makes.
 
-The server makes a host only for a call that can reach one: a tool that
-takes a `Context` or may wait for approval, a set with middleware (whose
-`Context` reaches the host) or an approval rule of its own, a task. These
-tests drive each case with the official client at both protocol
-generations: the question reaches the client's callbacks, and a plain tool
-of a plain set answers as before.
+A tool that takes no `Context` may still make a call that asks (a gateway
+calling another set's tool), and a set's middleware and approval rule ask
+for tools that take none. Each case is driven with the official client at
+both protocol generations: the question reaches the client's callbacks.
 """
 
 from __future__ import annotations
@@ -92,6 +90,27 @@ def test_a_tool_that_waits_for_approval_asks_the_client(mode: str) -> None:
     assert text == "deleted a.txt"
     assert len(asked) == 1
     assert asked[0].startswith('Allow the tool "guarded"')
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_call_made_by_a_tool_without_a_context_asks_the_client(mode: str) -> None:
+    inner = ToolSet()
+
+    @inner.tool
+    async def who(ctx: Context) -> str:
+        """Ask who the user is."""
+        answer = await ctx.elicit("Who are you?", WHO)
+        return f"asked: {answer.data!r}"
+
+    @tool
+    async def delegate() -> str:
+        """Hand the question to another set's tool."""
+        result = await inner.aexecute("a", "inner", "who", {})
+        return result.text
+
+    text, asked = run(_call(ToolSet([delegate]), mode, "delegate", {}))
+    assert asked == ["Who are you?"]
+    assert text == "asked: {'name': 'Ann'}"
 
 
 @pytest.mark.parametrize("mode", MODES)

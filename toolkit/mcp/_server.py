@@ -194,13 +194,7 @@ class Handlers:
             raise MCPError(INVALID_PARAMS, served._unknown(params.name))
         request_id = getattr(ctx, "request_id", None)
         call_id = str(request_id) if request_id is not None else mint_id()
-        # A host only for a call that can reach it: a task's, or one whose
-        # tool or set may ask (a `Context`, approval, middleware).
-        host = (
-            McpHost(ctx, params)
-            if tool.task is not None or served._hosted(tool)
-            else None
-        )
+        host = McpHost(ctx, params)
         loaded = served.loaded if loading.deferred else ()
         call = served.aexecute(
             self.agent_id, call_id, params.name, params.arguments or {}, host=host
@@ -311,17 +305,15 @@ async def _unknown_resource(ctx: Any, params: Any) -> Any:
 
 def _finish(
     ctx: Any,
-    host: McpHost | None,
+    host: McpHost,
     name: str,
     tool: Tool[Any, Any],
     outcome: ToolResult,
 ) -> Any:
     """What a call answers: its result, or (2026-07-28) the question the client answers first."""
-    if (
-        host is not None and host.missing is not None
-    ):  # 2026-07-28: a question the client cannot take
+    if host.missing is not None:  # 2026-07-28: a question the client cannot take
         raise host.missing_capability()
-    if host is not None and host.pending:  # 2026-07-28: the client answers first
+    if host.pending:  # 2026-07-28: a question that the client answers first
         return host.input_required()
     # The protocol generation shapes structuredContent alone.
     shaped = tool.output_schema is not None or outcome.structured is not None

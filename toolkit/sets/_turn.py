@@ -155,22 +155,6 @@ class Calls:
         results.extend(await _together(self, agent_id, batch, deps))
         return results
 
-    def _hosted(self, tool: Tool[Any, Any]) -> bool:
-        """Whether a call of `tool` through this set can reach its host (else a server need not make one).
-
-        The tool takes a `Context` (an `execute_fn` of `Tool.new` may make
-        one) or may wait for approval, or the set has middleware, whose
-        `Context` reaches the host, or an approval rule of its own.
-        """
-        info = tool._runner.info
-        return (
-            info is None
-            or info.context is not None
-            or tool.requires_approval is not False
-            or bool(self._middleware)
-            or self._policy.rule is not False
-        )
-
     def _callable(self, name: str) -> Tool[Any, Any] | None:
         """The tool a call named `name` runs: the set's own, or its `search_tools` when it has deferred tools."""
         tools = self._holder.tools
@@ -215,59 +199,6 @@ async def _together(
     return await asyncio.gather(
         *[_started(toolset, agent_id, call, found, deps) for call, found in batch]
     )
-
-
-async def aexecute(
-    toolset: Calls,
-    agent_id: str,
-    call_id: str,
-    name: str,
-    args: Any,
-    *,
-    deps: Any = None,
-    host: object = None,
-) -> ToolResult:
-    """`ToolSet.aexecute`: one call by tool name, from async code."""
-    call = ToolCall(call_id, name, args)
-    with hosted(host, on_loop=True):
-        return await _started(toolset, agent_id, call, _tool_of(toolset, call), deps)
-
-
-def execute(
-    toolset: Calls,
-    agent_id: str,
-    call_id: str,
-    name: str,
-    args: Any,
-    *,
-    deps: Any = None,
-    host: object = None,
-) -> ToolResult:
-    """`ToolSet.execute`: one call by tool name, from sync code.
-
-    The steps of `aexecute`, run blocking (`ToolRunner.aexecute`); through
-    middleware, which is async, the call runs on an event loop of its own.
-    """
-    if host is not None:
-        with hosted(host, on_loop=False):
-            return execute(toolset, agent_id, call_id, name, args, deps=deps)
-    if toolset._middleware:
-        scope = current_scope()  # handed on to the loop that block_on makes
-        result: ToolResult = block_on(
-            lambda: aexecute(
-                toolset,
-                agent_id,
-                call_id,
-                name,
-                args,
-                deps=deps,
-                host=scope.host if scope is not None else None,
-            )
-        )
-        return result
-    call = ToolCall(call_id, name, args)
-    found = _tool_of(toolset, call)
-    return run_blocking(_dispatch(toolset, agent_id, call, found, deps, blocking=True))
 
 
 def _started(
