@@ -251,3 +251,43 @@ def test_the_span_is_the_calls_current_one_under_the_callers_span() -> None:
     assert call.start_time is not None
     assert lookup.start_time is not None
     assert call.start_time <= lookup.start_time
+
+
+def test_a_call_cancelled_while_its_span_starts_never_runs_and_its_span_ends() -> None:
+    """Cancelled during the wait for the span's start: the steps are closed (never "never awaited"), the span still ends."""
+    import gc
+    import warnings
+
+    hold = Hold()
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(Hanging("on_start", hold))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    _tracing.FOUND.append(provider.get_tracer("test"))
+    ran: list[str] = []
+    tools = ToolSet()
+
+    @tools.tool
+    async def work(city: str) -> str:
+        """Work."""
+        ran.append(city)
+        return city
+
+    async def cancelled() -> None:
+        task = asyncio.ensure_future(tools.aexecute("a", "c1", "work", {"city": "x"}))
+        await asyncio.to_thread(hold.entered.wait, GUARD)  # the span is starting
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(cancelled())
+        hold.release.set()
+        settle()
+        gc.collect()
+    assert ran == []
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
+    assert [span.name for span in exporter.get_finished_spans()] == [
+        "execute_tool work"
+    ]

@@ -299,10 +299,15 @@ class ToolRunner:
         content = policy.trace_content if policy is not None else False
         arguments = partial(hook_arguments, args, content)
         holder: list[Any] = []  # the span, once the tracing thread started it
-        await span_step(
-            partial(start_call, holder, self.tool, call_id, arguments, content),
-            blocking,
-        )
+        try:
+            await span_step(
+                partial(start_call, holder, self.tool, call_id, arguments, content),
+                blocking,
+            )
+        except BaseException:  # cancelled while the span starts: neither runs on
+            steps.close()
+            end_call(holder, None, content, self.tool.name, lambda: None)
+            raise
         # A span not started by now is not the call's current one; it ends all the same.
         with current(holder[0]) if holder else nullcontext():
             try:
