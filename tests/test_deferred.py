@@ -686,3 +686,58 @@ def test_sigterm_ends_the_listen_streams_of_http_clients_gracefully() -> None:
 
     with serving(DEFERRED) as (url, process):
         assert anyio.run(main, url, process) == []  # ended, not lost
+
+
+def test_a_tool_deferred_or_renamed_after_it_joined_a_set_is_seen_by_the_sets_export() -> (
+    None
+):
+    """The set's decision that its tools need no check is taken again when a held tool changes."""
+
+    @tool
+    def first(x: str) -> str:
+        """First."""
+        return x
+
+    @tool
+    def second(x: str) -> str:
+        """Second."""
+        return x
+
+    toolset = ToolSet([first, second])
+    assert [item["function"]["name"] for item in toolset.export("openai")] == [
+        "first",
+        "second",
+    ]
+    second.defer_loading = True
+    assert [item["function"]["name"] for item in toolset.export("openai")] == [
+        "first",
+        "search_tools",
+    ]
+
+    @tool
+    def c(x: str) -> str:
+        """C."""
+        return x
+
+    @tool
+    def c_d(x: str) -> str:
+        """C and D."""
+        return x
+
+    renamed = ToolSet([c, c_d])
+    renamed.export("openai")
+    c.name = "c.d"  # OpenAI would call it c_d too
+    with pytest.raises(ToolDefinitionError, match="c_d"):
+        renamed.export("openai")
+
+
+def test_a_held_tool_described_anew_is_exported_anew() -> None:
+    @tool
+    def first(x: str) -> str:
+        """First."""
+        return x
+
+    toolset = ToolSet([first])
+    assert toolset.export("openai")[0]["function"]["description"] == "First."
+    first.description = "The first one."
+    assert toolset.export("openai")[0]["function"]["description"] == "The first one."

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 from toolkit.core._exceptions import ToolDefinitionError
 from toolkit.core._frozen import FrozenDict, FrozenList
 from toolkit.tools._names import called_names
+from toolkit.tools._tool import TOOL_CHANGES
 from toolkit.tools._views import model_description
 
 if TYPE_CHECKING:
@@ -62,8 +63,9 @@ class ExportCache:
     ) -> Any:
         """The value kept under `key` for the set's state, or `make()`, kept unless `key` is None."""
         # Read before the tools, which may be newer; loading tools changes
-        # what the exports without native deferral offer.
-        state = (toolset._holder.state(), toolset._catalog.loaded)
+        # what the exports without native deferral offer, and a held tool
+        # renamed or redescribed changes what every export sends.
+        state = (toolset._holder.state(), toolset._catalog.loaded, TOOL_CHANGES[0])
         kept_state, kept = self._kept
         if key is not None and kept_state == state:
             found = kept.get(key)

@@ -26,6 +26,7 @@ from toolkit.run._running import DEFAULT_MAX_THREADS, bounded_pool
 from toolkit.tools._names import valid_name
 from toolkit.tools._options import DecoratorOptions
 from toolkit.tools._tool import (
+    TOOL_CHANGES,
     AITool,
     ErrorFormatter,
     Tool,
@@ -75,14 +76,27 @@ it was composed from (which gets a registry of its own)."""
 class Registry:
     """The tools added to a set; the set makes every change under its lock."""
 
-    __slots__ = ("_state", "plain", "tools")
+    __slots__ = ("_plain", "_seen", "_state", "tools")
 
     def __init__(self, tools: Tools, *, plain: bool = False) -> None:
         self.tools = tools
         """The tools by name, in order (an attribute: a call reads it on its way to the tool)."""
         self._state = next(_STATES)
-        self.plain = plain
-        """True while every tool held is `_plain` (none to check before an export sends it as it is); once False, False for good, so that it never covers tools read before it changed."""
+        self._plain = plain
+        self._seen = TOOL_CHANGES[0]
+
+    @property
+    def plain(self) -> bool:
+        """True while every tool held is `_plain` (none to check before an export sends it as it is).
+
+        Once False, False for good, so that it never covers tools read
+        before it changed; a tool renamed or deferred after it was added
+        (`TOOL_CHANGES`) has the set look at its tools again.
+        """
+        if self._plain and self._seen != TOOL_CHANGES[0]:
+            self._seen = TOOL_CHANGES[0]
+            self._plain = all(item._plain for item in self.tools.values())
+        return self._plain
 
     def state(self) -> object:
         """Equal to an earlier state only if no tool was added or removed since."""
@@ -99,7 +113,7 @@ class Registry:
             return
         if existing is not None and not replace:
             raise duplicate(item, existing)
-        self.plain = self.plain and item._plain  # before the tools: see `plain`
+        self._plain = self._plain and item._plain  # before the tools: see `plain`
         self._hold({**self.tools, item.name: item})  # a replaced tool keeps its place
 
     def remove(self, name: str) -> Tool[Any, Any]:
@@ -115,7 +129,7 @@ class Registry:
         if list(held) != list(tools) or any(
             held[name] is not item for name, item in tools.items()
         ):
-            self.plain = self.plain and all(item._plain for item in tools.values())
+            self._plain = self._plain and all(item._plain for item in tools.values())
             self._hold(dict(tools))
 
     def _hold(self, tools: Tools) -> None:

@@ -32,8 +32,10 @@ class Holder(Protocol):
         """The tools by name, in order."""
         ...
 
-    plain: bool
-    """True only when every tool is `_plain` (read after the tools)."""
+    @property
+    def plain(self) -> bool:
+        """True only when every tool is `_plain` (read after the tools)."""
+        ...
 
 
 class CatalogView(Protocol):

@@ -95,6 +95,10 @@ def unbound_method_error(item: Tool[Any, Any]) -> ToolDefinitionError | None:
 
 _VIEWED: Final = frozenset({"name", "description", "parameters", "returns"})
 _PLAIN_SOURCES: Final = frozenset({"name", "defer_loading"})
+TOOL_CHANGES: Final = [0]
+"""How many times a made tool's name, description, parameters, returns or
+`defer_loading` was assigned: a set's kept exports, and its decision that
+its tools are all `_plain`, are made again when this moved."""
 _POLICY_OPTIONS: Final = frozenset(
     {"requires_approval", "max_concurrency", "rate", "retries", "retry_on"}
 )
@@ -260,8 +264,10 @@ class Tool(Generic[P, R]):
             object.__setattr__(self, name, value)
             if name in _VIEWED and "_views" in self.__dict__:
                 self.__dict__["_views"] = {}
+                TOOL_CHANGES[0] += 1
             if name in _PLAIN_SOURCES and "_runner" in self.__dict__:
                 self._use(self._runner)
+                TOOL_CHANGES[0] += 1
 
     def _use(self, runner: ToolRunner) -> None:
         """Run calls with `runner` (how a call runs; `execute_fn` is the runner's).
