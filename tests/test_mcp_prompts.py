@@ -380,3 +380,62 @@ def test_the_official_client_gets_errors_it_raises_and_the_session_goes_on(
     assert errors[0].message == "Unknown prompt: nope"
     assert "focus" in errors[2].message
     assert after.messages[0].content.text.startswith("Review this code for bugs: z")
+
+
+class WithClassPrompt:
+    @prompt
+    @classmethod
+    def greeting(cls, who: str) -> str:
+        """Greet someone, from the class."""
+        return f"Hello, {who} ({cls.__name__})"
+
+
+def test_a_classmethod_prompt_is_read_from_its_class_as_a_classmethod_tool_is() -> None:
+    made = WithClassPrompt.greeting
+    assert isinstance(made, Prompt)
+    toolset = ToolSet([made])
+
+    async def main() -> str:
+        async with Client(build_server(toolset)) as client:
+            got = await client.get_prompt("greeting", {"who": "Ada"})
+        content = got.messages[0].content
+        assert isinstance(content, types.TextContent)
+        return content.text
+
+    assert run(main()) == "Hello, Ada (WithClassPrompt)"
+
+
+@prompt
+def long_review(code: str) -> str:
+    """Review code at length."""
+    return "Review this: " + code * 50
+
+
+def test_a_prompt_is_not_held_to_the_sets_approval_rule_or_output_limit() -> None:
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"approve": True})
+
+    async def main(toolset: ToolSet) -> str:
+        async with Client(
+            build_server(toolset), mode="legacy", elicitation_callback=elicit
+        ) as client:
+            got = await client.get_prompt("long_review", {"code": "x = 1\n"})
+        content = got.messages[0].content
+        assert isinstance(content, types.TextContent)
+        return content.text
+
+    expected = "Review this: " + "x = 1\n" * 50
+    assert run(main(ToolSet([add, long_review], requires_approval=True))) == expected
+    assert run(main(ToolSet([add, long_review], max_output_chars=120))) == expected
+    assert asked == []
+
+
+def test_the_start_up_count_leaves_prompts_out_of_deferred_tools_too() -> None:
+    deferred = toolkit_mcp.asgi_app(ToolSet([add, long_review], defer_loading=True))
+    assert (
+        deferred.tool_count == 1
+    )  # tools/list offers search_tools; a prompt is no tool
+    assert toolkit_mcp.asgi_app(ToolSet([add, long_review])).tool_count == 1

@@ -179,7 +179,7 @@ def asgi_app(
         max_body=max_body,
         max_sessions=None if stateless else max_sessions,
     )
-    count = len(tools(toolset)) - sum(map(is_prompt, toolset))  # prompts are no tools
+    count = len(tools(toolset.filtered(lambda item: not is_prompt(item))))
     app = McpApp(manager, sessions, count, verifier is not None)
     app.starlette = _starlette(app, path, verifier, auth_settings)
     return app

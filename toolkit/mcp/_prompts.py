@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 from toolkit.core._exceptions import ToolDefinitionError
 from toolkit.providers._common import mint_id
-from toolkit.tools._tool import Tool, tool
+from toolkit.tools._tool import ClassLevelTool, Tool, tool
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,6 +33,10 @@ __all__ = ["Prompt", "Prompts", "prompt"]
 
 class Prompt(Tool[Any, Any]):
     """A `Tool` that the MCP server serves as a prompt (`prompts/list`, `prompts/get`)."""
+
+
+class ClassLevelPrompt(Prompt, ClassLevelTool[Any, Any]):
+    """A prompt made from a `classmethod` or `staticmethod`."""
 
 
 @overload
@@ -60,7 +64,11 @@ def prompt(func: Any = None, /, **options: Any) -> Any:
                     "of strings) and convert it in the function"
                 )
                 raise ToolDefinitionError.collected(made.__qualname__, [problem])
-        made.__class__ = Prompt  # the same tool, which the server serves as a prompt
+        # The same tool, which the server serves as a prompt; a classmethod's
+        # or staticmethod's keeps how it is read from its class.
+        made.__class__ = (
+            ClassLevelPrompt if isinstance(made, ClassLevelTool) else Prompt
+        )
         return cast("Prompt", made)
 
     return decorate if func is None else decorate(func)
@@ -122,8 +130,10 @@ class Prompts:
         host = McpHost(ctx, params)
         request_id = getattr(ctx, "request_id", None)
         call_id = str(request_id) if request_id is not None else mint_id()
-        outcome = await self.prompts.aexecute(
-            self.agent_id, call_id, item.name, params.arguments or {}, host=host
+        # The prompt alone: the set's approval rule, middleware and output
+        # limit are for the model's tool calls, not for what a user picks.
+        outcome = await item.aexecute(
+            self.agent_id, call_id, params.arguments or {}, host=host
         )
         if host.missing is not None:  # 2026-07-28: a question the client cannot take
             raise host.missing_capability()
