@@ -109,6 +109,11 @@ def test_a_call_is_an_execute_tool_span(spans: InMemorySpanExporter) -> None:
         ("toolkit.progress", {"progress": 1, "total": 2, "message": "looking"}),
         ("toolkit.log", {"level": "info", "message": "found"}),
     ]
+    # Stamped when the tool made them, inside the span, in order.
+    stamps = [event.timestamp for event in span.events]
+    assert span.start_time is not None
+    assert span.end_time is not None
+    assert span.start_time <= stamps[0] <= stamps[1] <= span.end_time
 
 
 @pytest.mark.parametrize(

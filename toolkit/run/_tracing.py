@@ -84,9 +84,9 @@ LOOK_EVERY: Final = 0.1
 """Seconds between two looks for a tracer provider, until one is set (`tracer`)."""
 _LOOKED = [0.0]  # when the next look may be
 END_WAIT: Final = 0.5
-"""Seconds a call waits, at most, for its span's end (where a `SimpleSpanProcessor` exports)."""
+"""Seconds a call waits, at most, for its span's start, and again for its end (where a `SimpleSpanProcessor` exports)."""
 MAX_QUEUED: Final = 10_000
-"""Spans' steps that may wait for the tracing thread; beyond them a span is dropped."""
+"""Spans' steps (starts, events, ends) that may wait for the tracing thread; beyond them a step is dropped."""
 _LOG_EVERY: Final = 60.0  # seconds between two log records of one step's failures
 
 
@@ -277,8 +277,10 @@ def add_event(name: str, attributes: dict[str, Any]) -> None:
     """An event on the current call's span (progress, a log record, an approval)."""
     if FOUND:
         kept = {k: v for k, v in attributes.items() if v is not None}
+        when = time.time_ns()  # now, not when the tracing thread gets to it
         _on_current(
-            "adding an event to a span", lambda span: span.add_event(name, kept)
+            "adding an event to a span",
+            lambda span: span.add_event(name, kept, timestamp=when),
         )
 
 
@@ -341,7 +343,7 @@ class _Thread:
 
             log_warning(
                 "Tracing is held up (a span processor or exporter does not return): "
-                "%d spans wait, further spans are dropped",
+                "%d steps of spans wait, further steps are dropped",
                 MAX_QUEUED,
             )
         return False

@@ -1,8 +1,9 @@
-"""What the parts of a set read of it: the protocol its turns, views, exports and catalog take.
+"""What the parts of a set read of it: the protocol its composition, exports and catalog take.
 
-`ToolSet` is built from these modules (`_turn`, `_composition`,
-`_exports`, `_catalog`), so none of them may import it: each takes the set
-as a `SetView`, which `ToolSet` is.
+`ToolSet` is built from these modules (`_composition`, `_exports`,
+`_catalog`), so none of them may import it: each takes the set as a
+`SetView`, which `ToolSet` is. Its calls are the `Calls` class it is built
+on (`_turn`), which declares what a call reads of the set.
 """
 
 from __future__ import annotations
